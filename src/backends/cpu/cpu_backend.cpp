@@ -1,0 +1,176 @@
+#include "backends/cpu/cpu_backend.h"
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "backends/cpu/cpu_blas.h"
+#include "backends/cuda/cuda_runtime.h"
+#include "core/half.h"
+
+namespace myblas {
+
+namespace {
+
+// Host view of one matrix operand: the user's memory when the CPU can read it, or a
+// packed host copy of a device-resident one.
+struct HostMatrix {
+  const void* ptr = nullptr;
+  int64_t ld = 1;
+  std::vector<unsigned char> copy;
+};
+
+bool stage_in(const void* src, Mem mem, int64_t ld, int rows, int cols, size_t elem,
+              bool needed, HostMatrix* out, std::string* why) {
+  if (mem != Mem::device) {
+    out->ptr = src;
+    out->ld = ld;
+    return true;
+  }
+  out->ld = rows > 0 ? rows : 1;
+  out->copy.assign(size_t(out->ld) * size_t(cols > 0 ? cols : 0) * elem + elem, 0);
+  out->ptr = out->copy.data();
+  if (!needed) return true;
+  cudaError_t e = copy_matrix(out->copy.data(), out->ld, src, ld, rows, cols, elem, nullptr);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(nullptr);
+  if (e != cudaSuccess) {
+    *why = note_cuda_error(e, "copying a device operand to the host");
+    return false;
+  }
+  return true;
+}
+
+bool stage_out(void* dst, int64_t ld, const HostMatrix& h, int rows, int cols, size_t elem,
+               std::string* why) {
+  cudaError_t e = copy_matrix(dst, ld, h.ptr, h.ld, rows, cols, elem, nullptr);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(nullptr);
+  if (e != cudaSuccess) {
+    *why = note_cuda_error(e, "copying the result back to the device");
+    return false;
+  }
+  return true;
+}
+
+// C := beta*C over m x n with leading dimension ldc; beta == 0 stores zeros unread.
+void scale_f32(float* c, int64_t ldc, int m, int n, float beta) {
+  for (int j = 0; j < n; ++j) {
+    float* col = c + j * ldc;
+    if (beta == 0.f) std::memset(col, 0, sizeof(float) * size_t(m));
+    else if (beta != 1.f)
+      for (int i = 0; i < m; ++i) col[i] *= beta;
+  }
+}
+
+void widen(const uint16_t* src, int64_t lds, int rows, int cols, std::vector<float>* dst) {
+  dst->resize(size_t(rows) * size_t(cols));
+  for (int j = 0; j < cols; ++j)
+    for (int i = 0; i < rows; ++i) (*dst)[size_t(i) + size_t(j) * rows] = half_to_float(src[i + j * lds]);
+}
+
+void gemm_f32(const GemmProblem& p, const float* a, int64_t lda, const float* b, int64_t ldb,
+              float* c, int64_t ldc) {
+  // beta == 0 stores zeros without reading C, so NaN there never reaches the CPU BLAS.
+  if (p.beta == 0.f) scale_f32(c, ldc, p.m, p.n, 0.f);
+  if (p.scale_only()) {  // alpha == 0 or k == 0: A and B are never read
+    if (p.beta != 0.f) scale_f32(c, ldc, p.m, p.n, p.beta);
+    return;
+  }
+  const char ta = op_char(p.ta), tb = op_char(p.tb);
+  const int ilda = int(lda), ildb = int(ldb), ildc = int(ldc);
+  cpu_blas().sgemm(&ta, &tb, &p.m, &p.n, &p.k, &p.alpha, a, &ilda, b, &ildb, &p.beta, c, &ildc,
+                   1, 1);
+}
+
+// hgemm on the CPU: widen to FP32, sgemm, round back once.
+void gemm_f16(const GemmProblem& p, const uint16_t* a, int64_t lda, const uint16_t* b,
+              int64_t ldb, uint16_t* c, int64_t ldc) {
+  std::vector<float> fa, fb, fc(size_t(p.m) * size_t(p.n), 0.f);
+  if (p.beta != 0.f)
+    for (int j = 0; j < p.n; ++j)
+      for (int i = 0; i < p.m; ++i) fc[size_t(i) + size_t(j) * p.m] = half_to_float(c[i + j * ldc]);
+  if (!p.scale_only()) {
+    widen(a, lda, p.a_rows(), p.a_cols(), &fa);
+    widen(b, ldb, p.b_rows(), p.b_cols(), &fb);
+  }
+  GemmProblem q = p;
+  q.routine = Routine::sgemm;
+  const int64_t ar = p.a_rows() > 0 ? p.a_rows() : 1, br = p.b_rows() > 0 ? p.b_rows() : 1;
+  gemm_f32(q, fa.data(), ar, fb.data(), br, fc.data(), p.m);
+  for (int j = 0; j < p.n; ++j)
+    for (int i = 0; i < p.m; ++i) c[i + j * ldc] = float_to_half(fc[size_t(i) + size_t(j) * p.m]);
+}
+
+}  // namespace
+
+bool cpu_gemm(const GemmProblem& p, std::string* why) {
+  const size_t es = p.elem_size();
+  const bool read_ab = !p.scale_only();
+  HostMatrix a, b, c;
+  if (!stage_in(p.a, read_ab ? p.mem_a : Mem::host, p.lda, p.a_rows(), p.a_cols(), es, read_ab, &a, why) ||
+      !stage_in(p.b, read_ab ? p.mem_b : Mem::host, p.ldb, p.b_rows(), p.b_cols(), es, read_ab, &b, why) ||
+      !stage_in(p.c, p.mem_c, p.ldc, p.m, p.n, es, p.beta != 0.f, &c, why))
+    return false;
+  void* cw = const_cast<void*>(c.ptr);
+  if (p.routine == Routine::hgemm)
+    gemm_f16(p, static_cast<const uint16_t*>(a.ptr), a.ld, static_cast<const uint16_t*>(b.ptr),
+             b.ld, static_cast<uint16_t*>(cw), c.ld);
+  else
+    gemm_f32(p, static_cast<const float*>(a.ptr), a.ld, static_cast<const float*>(b.ptr), b.ld,
+             static_cast<float*>(cw), c.ld);
+  return p.mem_c != Mem::device || stage_out(p.c, p.ldc, c, p.m, p.n, es, why);
+}
+
+bool cpu_gemv(const GemvProblem& p, std::string* why) {
+  const int lx = p.len_x(), ly = p.len_y();
+  const bool read_ax = !p.scale_only();
+  HostMatrix a;
+  if (!stage_in(p.a, read_ax ? p.mem_a : Mem::host, p.lda, p.m, p.n, 4, read_ax, &a, why))
+    return false;
+  // Vectors in device memory come over packed, in address order (increment +-1).
+  std::vector<float> xs, ys;
+  const float* x = p.x;
+  float* y = p.y;
+  int incx = p.incx, incy = p.incy;
+  auto fetch = [&](const float* src, int len, int inc, std::vector<float>* buf, bool needed) {
+    buf->assign(size_t(len), 0.f);
+    if (!needed) return true;
+    cudaError_t e = copy_vector(buf->data(), 1, src, inc, len, 4, nullptr);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(nullptr);
+    if (e != cudaSuccess) *why = note_cuda_error(e, "copying a device vector to the host");
+    return e == cudaSuccess;
+  };
+  if (read_ax && p.mem_x == Mem::device) {
+    if (!fetch(p.x, lx, p.incx, &xs, true)) return false;
+    x = xs.data();
+    incx = p.incx > 0 ? 1 : -1;
+  }
+  if (p.mem_y == Mem::device) {
+    if (!fetch(p.y, ly, p.incy, &ys, p.beta != 0.f)) return false;
+    y = ys.data();
+    incy = p.incy > 0 ? 1 : -1;
+  }
+  // y := beta*y by ourselves (beta == 0 never reads y), then y += alpha*op(A)*x.
+  const int64_t sy = incy < 0 ? -int64_t(incy) : incy;
+  for (int i = 0; i < ly; ++i) {
+    float& yi = y[i * sy];
+    yi = p.beta == 0.f ? 0.f : (p.beta == 1.f ? yi : p.beta * yi);
+  }
+  if (read_ax) {
+    const char t = op_char(p.ta);
+    const float one = 1.f;
+    const int ilda = int(a.ld);
+    cpu_blas().sgemv(&t, &p.m, &p.n, &p.alpha, static_cast<const float*>(a.ptr), &ilda, x, &incx,
+                     &one, y, &incy, 1);
+  }
+  if (p.mem_y == Mem::device) {
+    cudaError_t e = copy_vector(p.y, p.incy, ys.data(), 1, ly, 4, nullptr);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(nullptr);
+    if (e != cudaSuccess) {
+      *why = note_cuda_error(e, "copying y back to the device");
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace myblas

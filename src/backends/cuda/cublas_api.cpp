@@ -1,0 +1,99 @@
+#include "backends/cuda/cublas_api.h"
+
+#include <dlfcn.h>
+
+#include <vector>
+
+#include "core/log.h"
+
+namespace myblas {
+
+namespace {
+
+struct Loaded {
+  CublasApi api{};
+  bool ok = false;
+  std::string why;
+};
+
+template <typename F>
+bool bind(void* h, const char* name, F* slot, std::string* why) {
+  *slot = reinterpret_cast<F>(dlsym(h, name));
+  if (!*slot) *why = std::string("libcublas lacks ") + name;
+  return *slot != nullptr;
+}
+
+Loaded load() {
+  Loaded l;
+  // The soname first (LD_LIBRARY_PATH, ldconfig), then the toolkit this was built with.
+  const char* candidates[] = {"libcublas.so.13", MYBLAS_CUDA_LIBDIR "/libcublas.so.13"};
+  void* h = nullptr;
+  for (const char* c : candidates)
+    if ((h = dlopen(c, RTLD_NOW | RTLD_LOCAL))) break;
+  if (!h) {
+    l.why = std::string("cannot load libcublas.so.13: ") + dlerror();
+    return l;
+  }
+  CublasApi& a = l.api;
+  l.ok = bind(h, "cublasCreate_v2", &a.create, &l.why) &&
+         bind(h, "cublasDestroy_v2", &a.destroy, &l.why) &&
+         bind(h, "cublasSetStream_v2", &a.set_stream, &l.why) &&
+         bind(h, "cublasSetMathMode", &a.set_math_mode, &l.why) &&
+         bind(h, "cublasSgemm_v2", &a.sgemm, &l.why) &&
+         bind(h, "cublasSgemv_v2", &a.sgemv, &l.why) &&
+         bind(h, "cublasGemmEx", &a.gemm_ex, &l.why) &&
+         bind(h, "cublasGetStatusString", &a.status_string, &l.why);
+  return l;
+}
+
+// Handles live per thread and per device; a thread that exits destroys its own.
+struct ThreadHandles {
+  std::vector<cublasHandle_t> by_device;
+  ~ThreadHandles() {
+    std::string ignored;
+    const CublasApi* api = cublas_api(&ignored);
+    if (!api) return;
+    for (cublasHandle_t h : by_device)
+      if (h) api->destroy(h);
+  }
+};
+thread_local ThreadHandles t_handles;
+
+}  // namespace
+
+const CublasApi* cublas_api(std::string* why) {
+  static const Loaded l = load();
+  if (!l.ok) {
+    *why = l.why;
+    return nullptr;
+  }
+  return &l.api;
+}
+
+cublasHandle_t cublas_handle(int device, cudaStream_t stream, std::string* why) {
+  const CublasApi* api = cublas_api(why);
+  if (!api) return nullptr;
+  if (device < 0) return nullptr;
+  if (size_t(device) >= t_handles.by_device.size()) t_handles.by_device.resize(size_t(device) + 1);
+  cublasHandle_t& h = t_handles.by_device[size_t(device)];
+  if (!h) {
+    cublasStatus_t s = api->create(&h);
+    if (s != CUBLAS_STATUS_SUCCESS) {
+      h = nullptr;
+      *why = std::string("cublasCreate failed: ") + api->status_string(s);
+      return nullptr;
+    }
+    // Default math never uses TF32 for FP32 SGEMM (only CUBLAS_TF32_TENSOR_OP_MATH would, and
+    // NVIDIA_TF32_OVERRIDE can only switch TF32 off); tests/gpu checks FP32 accuracy with the
+    // override set. FP16 GemmEx with FP32 compute keeps its tensor cores.
+    api->set_math_mode(h, CUBLAS_DEFAULT_MATH);
+  }
+  cublasStatus_t s = api->set_stream(h, stream);
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    *why = std::string("cublasSetStream failed: ") + api->status_string(s);
+    return nullptr;
+  }
+  return h;
+}
+
+}  // namespace myblas

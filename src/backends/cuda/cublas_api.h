@@ -1,0 +1,31 @@
+// cuBLAS, loaded with dlopen on first GPU use, and one handle per thread and device.
+#pragma once
+#include <cublas_v2.h>
+
+#include <string>
+
+namespace myblas {
+
+struct CublasApi {
+  cublasStatus_t (*create)(cublasHandle_t*);
+  cublasStatus_t (*destroy)(cublasHandle_t);
+  cublasStatus_t (*set_stream)(cublasHandle_t, cudaStream_t);
+  cublasStatus_t (*set_math_mode)(cublasHandle_t, cublasMath_t);
+  cublasStatus_t (*sgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+                          const float*, const float*, int, const float*, int, const float*,
+                          float*, int);
+  cublasStatus_t (*sgemv)(cublasHandle_t, cublasOperation_t, int, int, const float*,
+                          const float*, int, const float*, int, const float*, float*, int);
+  cublasStatus_t (*gemm_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+                            const void*, const void*, cudaDataType, int, const void*,
+                            cudaDataType, int, const void*, void*, cudaDataType, int,
+                            cublasComputeType_t, cublasGemmAlgo_t);
+  const char* (*status_string)(cublasStatus_t);
+};
+
+// nullptr when cuBLAS cannot be loaded (*why says why).
+const CublasApi* cublas_api(std::string* why);
+// This thread's handle for the current device, bound to `stream`; nullptr on failure.
+cublasHandle_t cublas_handle(int device, cudaStream_t stream, std::string* why);
+
+}  // namespace myblas

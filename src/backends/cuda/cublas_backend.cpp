@@ -1,0 +1,180 @@
+#include "backends/cuda/cublas_backend.h"
+
+#include "backends/cuda/cublas_api.h"
+#include "backends/cuda/cuda_runtime.h"
+#include "core/log.h"
+#include "kernels/scale.h"
+
+namespace myblas {
+
+namespace {
+
+// Makes `device` current for the call and restores the caller's device afterwards.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device) {
+    if (cudaGetDevice(&saved_) != cudaSuccess) saved_ = -1;
+    if (device >= 0 && device != saved_) status_ = cudaSetDevice(device);
+  }
+  ~DeviceScope() {
+    int now = -1;
+    if (saved_ >= 0 && cudaGetDevice(&now) == cudaSuccess && now != saved_) cudaSetDevice(saved_);
+  }
+  cudaError_t status() const { return status_; }
+  int saved() const { return saved_; }
+
+ private:
+  int saved_ = -1;
+  cudaError_t status_ = cudaSuccess;
+};
+
+// An operand as the GPU sees it: in place when it is device/managed memory of the device
+// we run on, else a packed device copy.
+struct DevOperand {
+  const void* ptr = nullptr;
+  int64_t ld = 1;
+  DeviceBuffer buf;
+};
+
+#define MYBLAS_CUDA_TRY(expr, what)                \
+  do {                                             \
+    cudaError_t e_ = (expr);                       \
+    if (e_ != cudaSuccess) {                       \
+      *why = note_cuda_error(e_, what);            \
+      return false;                                \
+    }                                              \
+  } while (0)
+
+bool in_place(Mem mem, int owner, int device) {
+  return mem == Mem::managed || (mem == Mem::device && owner == device);
+}
+
+bool matrix_in(const void* src, Mem mem, int owner, int device, int64_t ld, int rows, int cols,
+               size_t es, bool upload, cudaStream_t s, DevOperand* out, std::string* why) {
+  if (in_place(mem, owner, device)) {
+    out->ptr = src;
+    out->ld = ld;
+    return true;
+  }
+  out->ld = rows > 0 ? rows : 1;
+  MYBLAS_CUDA_TRY(out->buf.allocate(size_t(out->ld) * size_t(cols) * es, s), "cudaMallocAsync");
+  out->ptr = out->buf.get();
+  if (upload)
+    MYBLAS_CUDA_TRY(copy_matrix(out->buf.get(), out->ld, src, ld, rows, cols, es, s),
+                    "copying an operand to the GPU");
+  return true;
+}
+
+// Device of the first device-resident operand, else the caller's current device.
+int run_device(int problem_device, int current) { return problem_device >= 0 ? problem_device : current; }
+
+}  // namespace
+
+bool cublas_gemm(const GemmProblem& p, std::string* why) {
+  DeviceScope scope(p.device);
+  MYBLAS_CUDA_TRY(scope.status(), "cudaSetDevice");
+  int dev = run_device(p.device, scope.saved() >= 0 ? scope.saved() : 0);
+  cudaStream_t s = thread_stream();
+  const size_t es = p.elem_size();
+  // Operands on another device than the one we run on are staged like host memory
+  // (cudaMemcpyDefault copies peer to peer).
+  const int owner_a = p.dev_a, owner_b = p.dev_b, owner_c = p.dev_c;
+
+  DevOperand c;
+  if (!matrix_in(p.c, p.mem_c, owner_c, dev, p.ldc, p.m, p.n, es, p.beta != 0.f, s, &c, why))
+    return false;
+  void* cptr = const_cast<void*>(c.ptr);
+  if (p.scale_only()) {
+    cudaError_t e = p.routine == Routine::hgemm
+                        ? scale_matrix_f16(static_cast<uint16_t*>(cptr), c.ld, p.m, p.n, p.beta, s)
+                        : scale_matrix_f32(static_cast<float*>(cptr), c.ld, p.m, p.n, p.beta, s);
+    MYBLAS_CUDA_TRY(e, "the beta-scaling kernel");
+  } else {
+    DevOperand a, b;
+    if (!matrix_in(p.a, p.mem_a, owner_a, dev, p.lda, p.a_rows(), p.a_cols(), es, true, s, &a, why) ||
+        !matrix_in(p.b, p.mem_b, owner_b, dev, p.ldb, p.b_rows(), p.b_cols(), es, true, s, &b, why))
+      return false;
+    cublasHandle_t h = cublas_handle(dev, s, why);
+    if (!h) return false;
+    const CublasApi* api = cublas_api(why);
+    const cublasOperation_t ta = p.ta == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T;
+    const cublasOperation_t tb = p.tb == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T;
+    cublasStatus_t st;
+    if (p.routine == Routine::hgemm)
+      st = api->gemm_ex(h, ta, tb, p.m, p.n, p.k, &p.alpha, a.ptr, CUDA_R_16F, int(a.ld), b.ptr,
+                        CUDA_R_16F, int(b.ld), &p.beta, cptr, CUDA_R_16F, int(c.ld),
+                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    else
+      st = api->sgemm(h, ta, tb, p.m, p.n, p.k, &p.alpha, static_cast<const float*>(a.ptr),
+                      int(a.ld), static_cast<const float*>(b.ptr), int(b.ld), &p.beta,
+                      static_cast<float*>(cptr), int(c.ld));
+    if (st != CUBLAS_STATUS_SUCCESS) {
+      *why = std::string(p.routine == Routine::hgemm ? "cublasGemmEx" : "cublasSgemm") +
+             " failed: " + api->status_string(st);
+      return false;
+    }
+  }
+  if (!in_place(p.mem_c, owner_c, dev))
+    MYBLAS_CUDA_TRY(copy_matrix(p.c, p.ldc, c.ptr, c.ld, p.m, p.n, es, s), "copying C back");
+  // Calls return complete unless the caller chose a stream and everything is on the GPU.
+  const bool all_device = in_place(p.mem_c, owner_c, dev) &&
+                          (p.scale_only() || (in_place(p.mem_a, owner_a, dev) &&
+                                              in_place(p.mem_b, owner_b, dev)));
+  if (s == nullptr || !all_device) MYBLAS_CUDA_TRY(cudaStreamSynchronize(s), "the GEMM on the GPU");
+  return true;
+}
+
+bool cublas_gemv(const GemvProblem& p, std::string* why) {
+  DeviceScope scope(p.device);
+  MYBLAS_CUDA_TRY(scope.status(), "cudaSetDevice");
+  int dev = run_device(p.device, scope.saved() >= 0 ? scope.saved() : 0);
+  cudaStream_t s = thread_stream();
+  const int owner_a = p.dev_a, owner_x = p.dev_x, owner_y = p.dev_y;
+  const int lx = p.len_x(), ly = p.len_y();
+
+  // Vectors not on this GPU travel packed, in address order (increment +-1).
+  const bool y_here = in_place(p.mem_y, owner_y, dev);
+  DeviceBuffer ybuf;
+  float* y = p.y;
+  int incy = p.incy;
+  if (!y_here) {
+    MYBLAS_CUDA_TRY(ybuf.allocate(size_t(ly) * 4, s), "cudaMallocAsync");
+    y = static_cast<float*>(ybuf.get());
+    incy = p.incy > 0 ? 1 : -1;
+    if (p.beta != 0.f)
+      MYBLAS_CUDA_TRY(copy_vector(y, 1, p.y, p.incy, ly, 4, s), "copying y to the GPU");
+  }
+  if (p.scale_only()) {
+    MYBLAS_CUDA_TRY(scale_vector_f32(y, incy < 0 ? -int64_t(incy) : incy, ly, p.beta, s),
+                    "the beta-scaling kernel");
+  } else {
+    DevOperand a;
+    if (!matrix_in(p.a, p.mem_a, owner_a, dev, p.lda, p.m, p.n, 4, true, s, &a, why)) return false;
+    DeviceBuffer xbuf;
+    const float* x = p.x;
+    int incx = p.incx;
+    if (!in_place(p.mem_x, owner_x, dev)) {
+      MYBLAS_CUDA_TRY(xbuf.allocate(size_t(lx) * 4, s), "cudaMallocAsync");
+      MYBLAS_CUDA_TRY(copy_vector(xbuf.get(), 1, p.x, p.incx, lx, 4, s), "copying x to the GPU");
+      x = static_cast<const float*>(xbuf.get());
+      incx = p.incx > 0 ? 1 : -1;
+    }
+    cublasHandle_t h = cublas_handle(dev, s, why);
+    if (!h) return false;
+    const CublasApi* api = cublas_api(why);
+    cublasStatus_t st = api->sgemv(h, p.ta == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T, p.m, p.n,
+                                   &p.alpha, static_cast<const float*>(a.ptr), int(a.ld), x, incx,
+                                   &p.beta, y, incy);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+      *why = std::string("cublasSgemv failed: ") + api->status_string(st);
+      return false;
+    }
+  }
+  if (!y_here) MYBLAS_CUDA_TRY(copy_vector(p.y, p.incy, y, 1, ly, 4, s), "copying y back");
+  const bool all_device = y_here && (p.scale_only() || (in_place(p.mem_a, owner_a, dev) &&
+                                                        in_place(p.mem_x, owner_x, dev)));
+  if (s == nullptr || !all_device) MYBLAS_CUDA_TRY(cudaStreamSynchronize(s), "the GEMV on the GPU");
+  return true;
+}
+
+}  // namespace myblas

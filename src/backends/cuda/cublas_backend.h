@@ -1,0 +1,15 @@
+// The cuBLAS path. Device operands are used in place; host operands are copied in and out
+// honouring their leading dimensions or increments; C (or y) is uploaded only when beta != 0.
+#pragma once
+#include <string>
+
+#include "core/problem.h"
+
+namespace myblas {
+
+// false (with *why) when any CUDA or cuBLAS step failed before the result was written:
+// the caller then completes the call on the CPU.
+bool cublas_gemm(const GemmProblem& p, std::string* why);
+bool cublas_gemv(const GemvProblem& p, std::string* why);
+
+}  // namespace myblas

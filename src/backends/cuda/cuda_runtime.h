@@ -1,0 +1,56 @@
+// CUDA state shared by the GPU paths: is a GPU usable, where does a pointer live,
+// which stream does this thread use, and device scratch memory.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <string>
+
+#include "core/problem.h"
+
+namespace myblas {
+
+// True when a CUDA device can be used by this process: a driver and a device exist,
+// the process is not a fork child of a CUDA parent, and no sticky error was seen.
+bool gpu_available();
+// Classifies p with cudaPointerGetAttributes; sets *device for device/managed memory.
+// Without a usable GPU every pointer is host memory.
+Mem classify_pointer(const void* p, int* device);
+// Records a failed CUDA/cuBLAS step. Sticky errors (the context is lost) switch the
+// process to the CPU path for good. Returns a printable description.
+std::string note_cuda_error(cudaError_t e, const char* what);
+
+// The stream set by myblas_set_stream for the calling thread (nullptr: legacy default).
+cudaStream_t thread_stream();
+void set_thread_stream(cudaStream_t s);
+
+// Device memory for the duration of one call, stream-ordered (cudaMallocAsync).
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer();
+  cudaError_t allocate(size_t bytes, cudaStream_t stream);
+  void* get() const { return ptr_; }
+
+ private:
+  void* ptr_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+};
+
+}  // namespace myblas
+
+namespace myblas {
+
+// Copies a rows x cols column-major block between any two memories (cudaMemcpyDefault),
+// honouring both leading dimensions (in elements); stream-ordered.
+cudaError_t copy_matrix(void* dst, int64_t ldd, const void* src, int64_t lds, int rows, int cols,
+                        size_t elem, cudaStream_t s);
+// Copies len elements spaced |inc_src| apart (src is the lowest-addressed one) to elements
+// spaced |inc_dst| apart. Address order is kept, so a packed copy of a vector with a
+// negative increment is used with increment -1.
+cudaError_t copy_vector(void* dst, int64_t inc_dst, const void* src, int64_t inc_src, int len,
+                        size_t elem, cudaStream_t s);
+
+}  // namespace myblas

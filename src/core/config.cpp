@@ -1,0 +1,47 @@
+#include "core/config.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+namespace myblas {
+
+namespace {
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+Config load() {
+  Config c;
+  std::string b = env("MYBLAS_BACKEND");
+  for (char& ch : b) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  if (b.empty() || b == "auto") c.backend = Backend::auto_;
+  else if (b == "cpu") c.backend = Backend::cpu;
+  else if (b == "cublas") c.backend = Backend::cublas;
+  else if (b == "kernels") c.backend = Backend::kernels;
+  else c.backend_error = b;
+  c.cpu_blas = env("MYBLAS_CPU_BLAS");
+  std::string v = env("MYBLAS_VERBOSE");
+  c.verbose = v.empty() ? 0 : std::atoi(v.c_str());
+  c.log_file = env("MYBLAS_LOG");
+  return c;
+}
+}  // namespace
+
+const Config& config() {
+  static const Config c = load();  // thread-safe one-time initialisation
+  return c;
+}
+
+const char* backend_name(Backend b) {
+  switch (b) {
+    case Backend::auto_: return "auto";
+    case Backend::cpu: return "cpu";
+    case Backend::cublas: return "cublas";
+    case Backend::kernels: return "kernels";
+  }
+  return "?";
+}
+
+}  // namespace myblas

@@ -1,0 +1,152 @@
+#include "dispatch/dispatch.h"
+
+#include <chrono>
+#include <string>
+
+#include "backends/cpu/cpu_backend.h"
+#include "backends/cuda/cublas_backend.h"
+#include "backends/cuda/cuda_runtime.h"
+#include "core/config.h"
+#include "core/log.h"
+#include "interface/entry.h"
+
+namespace myblas {
+
+const char* routine_name(Routine r) {
+  switch (r) {
+    case Routine::sgemm: return "sgemm";
+    case Routine::sgemv: return "sgemv";
+    case Routine::hgemm: return "hgemm";
+  }
+  return "?";
+}
+
+const char* path_name(Path p) {
+  switch (p) {
+    case Path::none: return "none";
+    case Path::cpu: return "cpu";
+    case Path::cublas: return "cublas";
+    case Path::kernels: return "kernels";
+  }
+  return "?";
+}
+
+namespace {
+
+// What the rules look at. Later issues add shape regions from a measured table.
+struct Request {
+  Routine routine;
+  Backend backend;
+  bool gpu;          // a usable GPU is present
+  bool any_device;   // some operand that will be read or written lives in device memory
+};
+
+struct Rule {
+  const char* name;  // printed by MYBLAS_VERBOSE: which rule decided the call
+  bool (*applies)(const Request&);
+  Path path;
+};
+
+// First matching rule wins.
+constexpr Rule kRules[] = {
+    {"forced-cpu", [](const Request& r) { return r.backend == Backend::cpu; }, Path::cpu},
+    {"no-gpu", [](const Request& r) { return !r.gpu; }, Path::cpu},
+    {"forced-cublas", [](const Request& r) { return r.backend == Backend::cublas; }, Path::cublas},
+    // No hand-written kernels yet: MYBLAS_BACKEND=kernels runs on cuBLAS (warned once).
+    {"forced-kernels", [](const Request& r) { return r.backend == Backend::kernels; }, Path::cublas},
+    {"auto-device-operands", [](const Request& r) { return r.any_device; }, Path::cublas},
+    {"auto-host-operands", [](const Request&) { return true; }, Path::cpu},
+};
+
+const Rule& choose(const Request& r) {
+  for (const Rule& rule : kRules)
+    if (rule.applies(r)) return rule;
+  return kRules[sizeof kRules / sizeof kRules[0] - 1];
+}
+
+Backend backend_setting() {
+  const Config& c = config();
+  if (!c.backend_error.empty())
+    warn_once("backend", "unknown MYBLAS_BACKEND '" + c.backend_error + "'; using auto");
+  if (c.backend == Backend::kernels)
+    warn_once("kernels", "MYBLAS_BACKEND=kernels: no hand-written kernels are built yet; using cuBLAS");
+  return c.backend;
+}
+
+void locate(const void* p, Mem* mem, int* dev, int* run_dev) {
+  *mem = classify_pointer(p, dev);
+  if (*mem != Mem::host && *run_dev < 0) *run_dev = *dev;
+}
+
+// Runs the chosen path; a GPU failure is completed on the CPU with one warning per cause.
+template <typename Problem>
+Path execute(const Rule& rule, const Problem& p, const char* routine,
+             bool (*gpu)(const Problem&, std::string*), bool (*cpu)(const Problem&, std::string*)) {
+  std::string why;
+  if (rule.path == Path::cublas) {
+    if (gpu(p, &why)) return Path::cublas;
+    warn_once("fallback:" + why, std::string(routine) + " on the GPU: " + why +
+                                     "; completing on the CPU");
+  }
+  std::string cpu_why;
+  if (cpu(p, &cpu_why)) return Path::cpu;
+  // Only device operands that cannot be staged get here: nothing was written.
+  warn_once("failed:" + cpu_why, std::string("error: ") + routine +
+                                     " could not run: its operands are in device memory and " +
+                                     cpu_why + "; the output is unchanged");
+  return Path::none;
+}
+
+std::string mems(Mem a, Mem b, Mem c) { return {mem_char(a), mem_char(b), mem_char(c)}; }
+
+}  // namespace
+
+void run_gemm(GemmProblem& p) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool gpu = gpu_available();
+  if (gpu) {
+    int run_dev = -1;
+    locate(p.c, &p.mem_c, &p.dev_c, &run_dev);
+    if (!p.scale_only()) {  // alpha == 0 or k == 0: A and B are never touched
+      locate(p.a, &p.mem_a, &p.dev_a, &run_dev);
+      locate(p.b, &p.mem_b, &p.dev_b, &run_dev);
+    }
+    p.device = run_dev;
+  }
+  const Request req{p.routine, backend_setting(), gpu, p.any_device()};
+  const Rule& rule = choose(req);
+  const Path path = execute<GemmProblem>(rule, p, routine_name(p.routine), cublas_gemm, cpu_gemm);
+  set_last_path(path);
+  if (verbose()) {
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    log_line(strformat("%s %c%c m=%d n=%d k=%d mem(a,b,c)=%s path=%s rule=%s time=%.3f ms",
+                       routine_name(p.routine), op_char(p.ta), op_char(p.tb), p.m, p.n, p.k,
+                       mems(p.mem_a, p.mem_b, p.mem_c).c_str(), path_name(path), rule.name, ms));
+  }
+}
+
+void run_gemv(GemvProblem& p) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool gpu = gpu_available();
+  if (gpu) {
+    int run_dev = -1;
+    locate(p.y, &p.mem_y, &p.dev_y, &run_dev);
+    if (!p.scale_only()) {
+      locate(p.a, &p.mem_a, &p.dev_a, &run_dev);
+      locate(p.x, &p.mem_x, &p.dev_x, &run_dev);
+    }
+    p.device = run_dev;
+  }
+  const Request req{Routine::sgemv, backend_setting(), gpu, p.any_device()};
+  const Rule& rule = choose(req);
+  const Path path = execute<GemvProblem>(rule, p, "sgemv", cublas_gemv, cpu_gemv);
+  set_last_path(path);
+  if (verbose()) {
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    log_line(strformat("sgemv %c m=%d n=%d incx=%d incy=%d mem(a,x,y)=%s path=%s rule=%s time=%.3f ms",
+                       op_char(p.ta), p.m, p.n, p.incx, p.incy,
+                       mems(p.mem_a, p.mem_x, p.mem_y).c_str(), path_name(path), rule.name, ms));
+  }
+}
+
+}  // namespace myblas

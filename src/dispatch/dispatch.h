@@ -1,0 +1,12 @@
+// The one dispatch point: every validated call comes here, its operands are located
+// (host or device memory), one rule of the table picks the path, and a GPU failure is
+// completed on the CPU with one warning.
+#pragma once
+#include "core/problem.h"
+
+namespace myblas {
+
+void run_gemm(GemmProblem& p);
+void run_gemv(GemvProblem& p);
+
+}  // namespace myblas

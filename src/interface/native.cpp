@@ -1,0 +1,25 @@
+// The native myblas_* API.
+#include "backends/cuda/cuda_runtime.h"
+#include "interface/entry.h"
+
+namespace myblas {
+namespace {
+thread_local Path t_last_path = Path::none;
+}
+void set_last_path(Path p) { t_last_path = p; }
+}  // namespace myblas
+
+using namespace myblas;
+
+MYBLAS_API const char* myblas_version(void) { return MYBLAS_VERSION_STRING; }
+
+MYBLAS_API int myblas_set_stream(void* cuda_stream) {
+  set_thread_stream(static_cast<cudaStream_t>(cuda_stream));
+  return 0;
+}
+
+MYBLAS_API void* myblas_get_stream(void) { return thread_stream(); }
+
+MYBLAS_API int myblas_gpu_available(void) { return gpu_available() ? 1 : 0; }
+
+MYBLAS_API const char* myblas_last_path(void) { return path_name(t_last_path); }

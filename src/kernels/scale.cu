@@ -1,0 +1,74 @@
+// Elementwise beta-scaling of a column-major matrix or a strided vector. The grid
+// strides over rows and columns, so any m, n and leading dimension fit one launch.
+#include <cuda_fp16.h>
+
+#include "kernels/scale.h"
+
+namespace myblas {
+
+namespace {
+
+template <typename T>
+__device__ __forceinline__ float load_f32(const T* p);
+template <>
+__device__ __forceinline__ float load_f32<float>(const float* p) { return *p; }
+template <>
+__device__ __forceinline__ float load_f32<__half>(const __half* p) { return __half2float(*p); }
+
+template <typename T>
+__device__ __forceinline__ void store_f32(T* p, float v);
+template <>
+__device__ __forceinline__ void store_f32<float>(float* p, float v) { *p = v; }
+template <>
+__device__ __forceinline__ void store_f32<__half>(__half* p, float v) { *p = __float2half_rn(v); }
+
+template <typename T>
+__global__ void scale_matrix_kernel(T* c, int64_t ldc, int m, int n, float beta) {
+  for (int64_t j = blockIdx.y; j < n; j += gridDim.y) {
+    T* col = c + j * ldc;
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < m;
+         i += int64_t(gridDim.x) * blockDim.x) {
+      store_f32(col + i, beta == 0.f ? 0.f : beta * load_f32(col + i));
+    }
+  }
+}
+
+__global__ void scale_vector_kernel(float* y, int64_t inc, int n, float beta) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    float* p = y + i * inc;
+    *p = beta == 0.f ? 0.f : beta * *p;
+  }
+}
+
+dim3 matrix_grid(int m, int n, int threads) {
+  unsigned gx = unsigned((int64_t(m) + threads - 1) / threads);
+  if (gx > 1024u) gx = 1024u;
+  unsigned gy = unsigned(n < 65535 ? n : 65535);
+  return dim3(gx ? gx : 1u, gy ? gy : 1u);
+}
+
+}  // namespace
+
+cudaError_t scale_matrix_f32(float* c, int64_t ldc, int m, int n, float beta, cudaStream_t s) {
+  if (m <= 0 || n <= 0) return cudaSuccess;
+  scale_matrix_kernel<float><<<matrix_grid(m, n, 256), 256, 0, s>>>(c, ldc, m, n, beta);
+  return cudaGetLastError();
+}
+
+cudaError_t scale_matrix_f16(uint16_t* c, int64_t ldc, int m, int n, float beta, cudaStream_t s) {
+  if (m <= 0 || n <= 0) return cudaSuccess;
+  scale_matrix_kernel<__half><<<matrix_grid(m, n, 256), 256, 0, s>>>(
+      reinterpret_cast<__half*>(c), ldc, m, n, beta);
+  return cudaGetLastError();
+}
+
+cudaError_t scale_vector_f32(float* y, int64_t inc, int n, float beta, cudaStream_t s) {
+  if (n <= 0) return cudaSuccess;
+  int blocks = (n + 255) / 256;
+  if (blocks > 4096) blocks = 4096;
+  scale_vector_kernel<<<blocks, 256, 0, s>>>(y, inc, n, beta);
+  return cudaGetLastError();
+}
+
+}  // namespace myblas
