@@ -1,5 +1,7 @@
 #include "backends/cuda/cuda_runtime.h"
 
+#include <cuda.h>
+#include <dlfcn.h>
 #include <pthread.h>
 
 #include <atomic>
@@ -19,6 +21,51 @@ void after_fork_in_child() {
   if (g_cuda_touched.load()) g_gpu_disabled.store(true);
 }
 
+int g_device_count = 0;
+
+// Device memory needs a CUDA context. While the process has none, every pointer is host
+// memory and cudaPointerGetAttributes (which would create a context, costing the program
+// time and GPU memory it never asked for) is not called. Asked through the driver API.
+struct DriverProbe {
+  CUresult (*ctx_get_current)(CUcontext*) = nullptr;
+  CUresult (*device_get)(CUdevice*, int) = nullptr;
+  CUresult (*primary_state)(CUdevice, unsigned*, int*) = nullptr;
+  bool ok = false;
+};
+
+const DriverProbe& driver_probe() {
+  static const DriverProbe d = [] {
+    DriverProbe p;
+    void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) return p;
+    p.ctx_get_current = reinterpret_cast<decltype(p.ctx_get_current)>(dlsym(h, "cuCtxGetCurrent"));
+    p.device_get = reinterpret_cast<decltype(p.device_get)>(dlsym(h, "cuDeviceGet"));
+    p.primary_state = reinterpret_cast<decltype(p.primary_state)>(dlsym(h, "cuDevicePrimaryCtxGetState"));
+    p.ok = p.ctx_get_current && p.device_get && p.primary_state;
+    return p;
+  }();
+  return d;
+}
+
+std::atomic<bool> g_context_seen{false};
+
+bool any_context() {
+  if (g_context_seen.load(std::memory_order_relaxed)) return true;
+  const DriverProbe& d = driver_probe();
+  bool active = !d.ok;  // cannot tell: let the runtime answer
+  CUcontext cur = nullptr;
+  if (!active && d.ctx_get_current(&cur) == CUDA_SUCCESS && cur) active = true;
+  for (int i = 0; !active && i < g_device_count; ++i) {
+    CUdevice dev;
+    unsigned flags = 0;
+    int on = 0;
+    if (d.device_get(&dev, i) == CUDA_SUCCESS && d.primary_state(dev, &flags, &on) == CUDA_SUCCESS && on)
+      active = true;
+  }
+  if (active) g_context_seen.store(true);
+  return active;
+}
+
 bool probe() {
   pthread_atfork(nullptr, nullptr, after_fork_in_child);
   int count = 0;
@@ -31,6 +78,7 @@ bool probe() {
                          e != cudaSuccess ? cudaGetErrorString(e) : "no device"));
     return false;
   }
+  g_device_count = count;
   return true;
 }
 }  // namespace
@@ -41,7 +89,7 @@ bool gpu_available() {
 }
 
 Mem classify_pointer(const void* p, int* device) {
-  if (p == nullptr || !gpu_available()) return Mem::host;
+  if (p == nullptr || !gpu_available() || !any_context()) return Mem::host;
   cudaPointerAttributes attr{};
   cudaError_t e = cudaPointerGetAttributes(&attr, p);
   if (e != cudaSuccess) {
