@@ -25,6 +25,7 @@ Config load() {
   std::string v = env("MYBLAS_VERBOSE");
   c.verbose = v.empty() ? 0 : std::atoi(v.c_str());
   c.log_file = env("MYBLAS_LOG");
+  c.test_fault = env("MYBLAS_TEST_FAULT");
   return c;
 }
 }  // namespace
@@ -32,6 +33,20 @@ Config load() {
 const Config& config() {
   static const Config c = load();  // thread-safe one-time initialisation
   return c;
+}
+
+bool fault_injected(const char* point) {
+  const std::string& list = config().test_fault;
+  if (list.empty()) return false;
+  const std::string p(point);
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    if (list.compare(start, end - start, p) == 0) return true;
+    start = end + 1;
+  }
+  return false;
 }
 
 const char* backend_name(Backend b) {

@@ -12,7 +12,12 @@ struct Config {
   int verbose = 0;                   // MYBLAS_VERBOSE
   std::string log_file;              // MYBLAS_LOG (empty: stderr)
   std::string backend_error;         // set when MYBLAS_BACKEND had an unknown value
+  std::string test_fault;            // MYBLAS_TEST_FAULT: test-only, see fault_injected()
 };
+
+// Test-only fault injection: MYBLAS_TEST_FAULT is a comma-separated list of GPU-path steps
+// ("alloc", "copy", "cublas", "sync") that then fail as a CUDA error would. Off by default.
+bool fault_injected(const char* point);
 
 const Config& config();
 const char* backend_name(Backend b);

@@ -90,10 +90,10 @@ Path execute(const Rule& rule, const Problem& p, const char* routine,
   }
   std::string cpu_why;
   if (cpu(p, &cpu_why)) return Path::cpu;
-  // Only device operands that cannot be staged get here: nothing was written.
+  // Only device operands that cannot be staged get here (the CUDA context is unusable).
   warn_once("failed:" + cpu_why, std::string("error: ") + routine +
-                                     " could not run: its operands are in device memory and " +
-                                     cpu_why + "; the output is unchanged");
+                                     " could not complete: its operands are in device memory and " +
+                                     cpu_why);
   return Path::none;
 }
 

@@ -1,7 +1,11 @@
 #include "backends/cuda/cublas_backend.h"
 
+#include <cstring>
+#include <vector>
+
 #include "backends/cuda/cublas_api.h"
 #include "backends/cuda/cuda_runtime.h"
+#include "core/config.h"
 #include "core/log.h"
 #include "kernels/scale.h"
 
@@ -36,13 +40,20 @@ struct DevOperand {
   DeviceBuffer buf;
 };
 
-#define MYBLAS_CUDA_TRY(expr, what)                \
-  do {                                             \
-    cudaError_t e_ = (expr);                       \
-    if (e_ != cudaSuccess) {                       \
-      *why = note_cuda_error(e_, what);            \
-      return false;                                \
-    }                                              \
+// Every CUDA step is checked. On failure the stream is drained first, so nothing still in
+// flight can touch the caller's memory while the CPU redoes the call.
+// MYBLAS_TEST_FAULT=<point> makes the step report failure as if CUDA had (after running it).
+#define MYBLAS_CUDA_TRY(point, expr, what)                                             \
+  do {                                                                                 \
+    cudaError_t e_ = (expr);                                                           \
+    const bool injected_ = fault_injected(point);                                      \
+    if (e_ != cudaSuccess || injected_) {                                              \
+      *why = injected_ ? std::string("injected fault at ") + point + " (" + what + ")" \
+                       : note_cuda_error(e_, what);                                    \
+      cudaStreamSynchronize(s);                                                        \
+      cudaGetLastError();                                                              \
+      return false;                                                                    \
+    }                                                                                  \
   } while (0)
 
 bool in_place(Mem mem, int owner, int device) {
@@ -57,10 +68,10 @@ bool matrix_in(const void* src, Mem mem, int owner, int device, int64_t ld, int 
     return true;
   }
   out->ld = rows > 0 ? rows : 1;
-  MYBLAS_CUDA_TRY(out->buf.allocate(size_t(out->ld) * size_t(cols) * es, s), "cudaMallocAsync");
+  MYBLAS_CUDA_TRY("alloc", out->buf.allocate(size_t(out->ld) * size_t(cols) * es, s), "cudaMallocAsync");
   out->ptr = out->buf.get();
   if (upload)
-    MYBLAS_CUDA_TRY(copy_matrix(out->buf.get(), out->ld, src, ld, rows, cols, es, s),
+    MYBLAS_CUDA_TRY("copy", copy_matrix(out->buf.get(), out->ld, src, ld, rows, cols, es, s),
                     "copying an operand to the GPU");
   return true;
 }
@@ -71,10 +82,10 @@ int run_device(int problem_device, int current) { return problem_device >= 0 ? p
 }  // namespace
 
 bool cublas_gemm(const GemmProblem& p, std::string* why) {
-  DeviceScope scope(p.device);
-  MYBLAS_CUDA_TRY(scope.status(), "cudaSetDevice");
-  int dev = run_device(p.device, scope.saved() >= 0 ? scope.saved() : 0);
   cudaStream_t s = thread_stream();
+  DeviceScope scope(p.device);
+  MYBLAS_CUDA_TRY("device", scope.status(), "cudaSetDevice");
+  int dev = run_device(p.device, scope.saved() >= 0 ? scope.saved() : 0);
   const size_t es = p.elem_size();
   // Operands on another device than the one we run on are staged like host memory
   // (cudaMemcpyDefault copies peer to peer).
@@ -88,7 +99,7 @@ bool cublas_gemm(const GemmProblem& p, std::string* why) {
     cudaError_t e = p.routine == Routine::hgemm
                         ? scale_matrix_f16(static_cast<uint16_t*>(cptr), c.ld, p.m, p.n, p.beta, s)
                         : scale_matrix_f32(static_cast<float*>(cptr), c.ld, p.m, p.n, p.beta, s);
-    MYBLAS_CUDA_TRY(e, "the beta-scaling kernel");
+    MYBLAS_CUDA_TRY("launch", e, "the beta-scaling kernel");
   } else {
     DevOperand a, b;
     if (!matrix_in(p.a, p.mem_a, owner_a, dev, p.lda, p.a_rows(), p.a_cols(), es, true, s, &a, why) ||
@@ -100,7 +111,9 @@ bool cublas_gemm(const GemmProblem& p, std::string* why) {
     const cublasOperation_t ta = p.ta == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T;
     const cublasOperation_t tb = p.tb == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T;
     cublasStatus_t st;
-    if (p.routine == Routine::hgemm)
+    if (fault_injected("cublas"))  // before the call: a device C must stay untouched
+      st = CUBLAS_STATUS_EXECUTION_FAILED;
+    else if (p.routine == Routine::hgemm)
       st = api->gemm_ex(h, ta, tb, p.m, p.n, p.k, &p.alpha, a.ptr, CUDA_R_16F, int(a.ld), b.ptr,
                         CUDA_R_16F, int(b.ld), &p.beta, cptr, CUDA_R_16F, int(c.ld),
                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
@@ -114,21 +127,40 @@ bool cublas_gemm(const GemmProblem& p, std::string* why) {
       return false;
     }
   }
-  if (!in_place(p.mem_c, owner_c, dev))
-    MYBLAS_CUDA_TRY(copy_matrix(p.c, p.ldc, c.ptr, c.ld, p.m, p.n, es, s), "copying C back");
+  if (!in_place(p.mem_c, owner_c, dev)) {
+    // C runs on its own device when it has one, so a staged C is host memory. It lands in a
+    // scratch buffer first: the caller's C changes only once the whole result is here, so a
+    // failure part-way through still leaves the CPU fallback the original C.
+    std::vector<unsigned char> result(size_t(p.m) * size_t(p.n) * es);
+    MYBLAS_CUDA_TRY("copy", copy_matrix(result.data(), p.m, c.ptr, c.ld, p.m, p.n, es, s),
+                    "copying C back");
+    MYBLAS_CUDA_TRY("sync", cudaStreamSynchronize(s), "the GEMM on the GPU");
+    for (int j = 0; j < p.n; ++j)
+      std::memcpy(static_cast<unsigned char*>(p.c) + size_t(j) * size_t(p.ldc) * es,
+                  result.data() + size_t(j) * size_t(p.m) * es, size_t(p.m) * es);
+    return true;
+  }
   // Calls return complete unless the caller chose a stream and everything is on the GPU.
   const bool all_device = in_place(p.mem_c, owner_c, dev) &&
                           (p.scale_only() || (in_place(p.mem_a, owner_a, dev) &&
                                               in_place(p.mem_b, owner_b, dev)));
-  if (s == nullptr || !all_device) MYBLAS_CUDA_TRY(cudaStreamSynchronize(s), "the GEMM on the GPU");
+  if (s == nullptr || !all_device) {
+    // No injection point here: C was updated in place, and only a sticky error (the context
+    // is lost, so the CPU cannot even read C back) makes this fail.
+    cudaError_t e = cudaStreamSynchronize(s);
+    if (e != cudaSuccess) {
+      *why = note_cuda_error(e, "the GEMM on the GPU");
+      return false;
+    }
+  }
   return true;
 }
 
 bool cublas_gemv(const GemvProblem& p, std::string* why) {
-  DeviceScope scope(p.device);
-  MYBLAS_CUDA_TRY(scope.status(), "cudaSetDevice");
-  int dev = run_device(p.device, scope.saved() >= 0 ? scope.saved() : 0);
   cudaStream_t s = thread_stream();
+  DeviceScope scope(p.device);
+  MYBLAS_CUDA_TRY("device", scope.status(), "cudaSetDevice");
+  int dev = run_device(p.device, scope.saved() >= 0 ? scope.saved() : 0);
   const int owner_a = p.dev_a, owner_x = p.dev_x, owner_y = p.dev_y;
   const int lx = p.len_x(), ly = p.len_y();
 
@@ -138,14 +170,14 @@ bool cublas_gemv(const GemvProblem& p, std::string* why) {
   float* y = p.y;
   int incy = p.incy;
   if (!y_here) {
-    MYBLAS_CUDA_TRY(ybuf.allocate(size_t(ly) * 4, s), "cudaMallocAsync");
+    MYBLAS_CUDA_TRY("alloc", ybuf.allocate(size_t(ly) * 4, s), "cudaMallocAsync");
     y = static_cast<float*>(ybuf.get());
     incy = p.incy > 0 ? 1 : -1;
     if (p.beta != 0.f)
-      MYBLAS_CUDA_TRY(copy_vector(y, 1, p.y, p.incy, ly, 4, s), "copying y to the GPU");
+      MYBLAS_CUDA_TRY("copy", copy_vector(y, 1, p.y, p.incy, ly, 4, s), "copying y to the GPU");
   }
   if (p.scale_only()) {
-    MYBLAS_CUDA_TRY(scale_vector_f32(y, incy < 0 ? -int64_t(incy) : incy, ly, p.beta, s),
+    MYBLAS_CUDA_TRY("launch", scale_vector_f32(y, incy < 0 ? -int64_t(incy) : incy, ly, p.beta, s),
                     "the beta-scaling kernel");
   } else {
     DevOperand a;
@@ -154,15 +186,15 @@ bool cublas_gemv(const GemvProblem& p, std::string* why) {
     const float* x = p.x;
     int incx = p.incx;
     if (!in_place(p.mem_x, owner_x, dev)) {
-      MYBLAS_CUDA_TRY(xbuf.allocate(size_t(lx) * 4, s), "cudaMallocAsync");
-      MYBLAS_CUDA_TRY(copy_vector(xbuf.get(), 1, p.x, p.incx, lx, 4, s), "copying x to the GPU");
+      MYBLAS_CUDA_TRY("alloc", xbuf.allocate(size_t(lx) * 4, s), "cudaMallocAsync");
+      MYBLAS_CUDA_TRY("copy", copy_vector(xbuf.get(), 1, p.x, p.incx, lx, 4, s), "copying x to the GPU");
       x = static_cast<const float*>(xbuf.get());
       incx = p.incx > 0 ? 1 : -1;
     }
     cublasHandle_t h = cublas_handle(dev, s, why);
     if (!h) return false;
     const CublasApi* api = cublas_api(why);
-    cublasStatus_t st = api->sgemv(h, p.ta == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T, p.m, p.n,
+    cublasStatus_t st = fault_injected("cublas") ? CUBLAS_STATUS_EXECUTION_FAILED : api->sgemv(h, p.ta == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T, p.m, p.n,
                                    &p.alpha, static_cast<const float*>(a.ptr), int(a.ld), x, incx,
                                    &p.beta, y, incy);
     if (st != CUBLAS_STATUS_SUCCESS) {
@@ -170,10 +202,23 @@ bool cublas_gemv(const GemvProblem& p, std::string* why) {
       return false;
     }
   }
-  if (!y_here) MYBLAS_CUDA_TRY(copy_vector(p.y, p.incy, y, 1, ly, 4, s), "copying y back");
+  if (!y_here) {  // as for C: the caller's y changes only once the whole result is back
+    std::vector<float> result(static_cast<size_t>(ly));
+    MYBLAS_CUDA_TRY("copy", copy_vector(result.data(), 1, y, 1, ly, 4, s), "copying y back");
+    MYBLAS_CUDA_TRY("sync", cudaStreamSynchronize(s), "the GEMV on the GPU");
+    const int64_t step = p.incy < 0 ? -int64_t(p.incy) : p.incy;
+    for (int i = 0; i < ly; ++i) p.y[i * step] = result[size_t(i)];
+    return true;
+  }
   const bool all_device = y_here && (p.scale_only() || (in_place(p.mem_a, owner_a, dev) &&
                                                         in_place(p.mem_x, owner_x, dev)));
-  if (s == nullptr || !all_device) MYBLAS_CUDA_TRY(cudaStreamSynchronize(s), "the GEMV on the GPU");
+  if (s == nullptr || !all_device) {  // as for GEMM: y was updated in place
+    cudaError_t e = cudaStreamSynchronize(s);
+    if (e != cudaSuccess) {
+      *why = note_cuda_error(e, "the GEMV on the GPU");
+      return false;
+    }
+  }
   return true;
 }
 
