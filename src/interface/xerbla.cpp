@@ -51,10 +51,12 @@ MYBLAS_API void cblas_xerbla(int info, const char* rout, const char* form, ...) 
 namespace myblas {
 
 void report_xerbla(const char* srname6, int info) {
-  using fn = void (*)(const char*, const int*, int);
-  fn handler = reinterpret_cast<fn>(dlsym(RTLD_DEFAULT, "xerbla_"));
-  if (!handler) handler = xerbla_;  // loaded RTLD_LOCAL: ours is not in the global scope
-  handler(srname6, &info, 6);
+  // A Fortran XERBLA takes the hidden CHARACTER length as a size_t after the last argument.
+  using fn = void (*)(const char*, const int*, size_t);
+  if (fn handler = reinterpret_cast<fn>(dlsym(RTLD_DEFAULT, "xerbla_")))
+    handler(srname6, &info, 6);
+  else
+    xerbla_(srname6, &info, 6);  // loaded RTLD_LOCAL: ours is not in the global scope
 }
 
 void report_cblas(int info, const char* rout, bool row_major, const char* form, int value) {
