@@ -72,14 +72,29 @@ elseif(MODE STREQUAL "pkgconfig")
   run(pkg-config COMMAND ${PKG_CONFIG} --cflags --libs myblas
       ENV "PKG_CONFIG_PATH=${libdir}/pkgconfig" OUTPUT flags)
   string(STRIP "${flags}" flags)
-  # The flags must lead to the scratch prefix: if they name another place, a build would
-  # silently pick up (or miss) a different installation.
-  if(NOT flags MATCHES "-I${PREFIX}/include" OR NOT flags MATCHES "-L${libdir}")
+  # The flags must lead to the scratch prefix (compared after resolving "..", since a
+  # relocatable .pc says ${pcfiledir}/../..): if they name another place, a build would
+  # silently pick up, or miss, a different installation.
+  separate_arguments(flag_list UNIX_COMMAND "${flags}")
+  get_filename_component(want_inc "${PREFIX}/include" REALPATH)
+  get_filename_component(want_lib "${libdir}" REALPATH)
+  set(inc_ok FALSE)
+  set(lib_ok FALSE)
+  foreach(f IN LISTS flag_list)
+    if(f MATCHES "^-([IL])(.+)$")
+      get_filename_component(dir "${CMAKE_MATCH_2}" REALPATH)
+      if(CMAKE_MATCH_1 STREQUAL "I" AND dir STREQUAL want_inc)
+        set(inc_ok TRUE)
+      elseif(CMAKE_MATCH_1 STREQUAL "L" AND dir STREQUAL want_lib)
+        set(lib_ok TRUE)
+      endif()
+    endif()
+  endforeach()
+  if(NOT inc_ok OR NOT lib_ok)
     message(FATAL_ERROR "pkg-config flags '${flags}' do not point into the install prefix "
             "${PREFIX}: myblas.pc is not relocatable (its prefix= was fixed when the build was "
             "configured, so `cmake --install --prefix` produces a .pc naming the wrong place)")
   endif()
-  separate_arguments(flag_list UNIX_COMMAND "${flags}")
   run(compile COMMAND ${CC} -std=c99 -pedantic -Wall -Wextra -Werror "${SRC}/abi_check.c"
       ${flag_list} -lm -o abi_check)
   run(abi_check COMMAND "${WORK}/abi_check" ENV ${run_env} "LD_LIBRARY_PATH=${libdir}")
