@@ -1,5 +1,6 @@
-// Elementwise beta-scaling of a column-major matrix or a strided vector. The grid
-// strides over rows and columns, so any m, n and leading dimension fit one launch.
+// Elementwise kernels: beta-scaling of a column-major matrix or a strided vector, and
+// binary16 <-> FP32 matrix copies. The grid strides over rows and columns, so any m, n and
+// leading dimension fit one launch.
 #include <cuda_fp16.h>
 
 #include "kernels/scale.h"
@@ -33,6 +34,14 @@ __global__ void scale_matrix_kernel(T* c, int64_t ldc, int m, int n, float beta)
   }
 }
 
+template <typename S, typename D>
+__global__ void convert_kernel(const S* src, int64_t lds, D* dst, int64_t ldd, int m, int n) {
+  for (int64_t j = blockIdx.y; j < n; j += gridDim.y)
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < m;
+         i += int64_t(gridDim.x) * blockDim.x)
+      store_f32(dst + i + j * ldd, load_f32(src + i + j * lds));
+}
+
 __global__ void scale_vector_kernel(float* y, int64_t inc, int n, float beta) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += int64_t(gridDim.x) * blockDim.x) {
@@ -60,6 +69,22 @@ cudaError_t scale_matrix_f16(uint16_t* c, int64_t ldc, int m, int n, float beta,
   if (m <= 0 || n <= 0) return cudaSuccess;
   scale_matrix_kernel<__half><<<matrix_grid(m, n, 256), 256, 0, s>>>(
       reinterpret_cast<__half*>(c), ldc, m, n, beta);
+  return cudaGetLastError();
+}
+
+cudaError_t widen_f16_f32(const uint16_t* src, int64_t lds, float* dst, int64_t ldd, int m, int n,
+                          cudaStream_t s) {
+  if (m <= 0 || n <= 0) return cudaSuccess;
+  convert_kernel<__half, float><<<matrix_grid(m, n, 256), 256, 0, s>>>(
+      reinterpret_cast<const __half*>(src), lds, dst, ldd, m, n);
+  return cudaGetLastError();
+}
+
+cudaError_t round_f32_f16(const float* src, int64_t lds, uint16_t* dst, int64_t ldd, int m, int n,
+                          cudaStream_t s) {
+  if (m <= 0 || n <= 0) return cudaSuccess;
+  convert_kernel<float, __half><<<matrix_grid(m, n, 256), 256, 0, s>>>(
+      src, lds, reinterpret_cast<__half*>(dst), ldd, m, n);
   return cudaGetLastError();
 }
 

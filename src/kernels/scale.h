@@ -1,5 +1,8 @@
-// C := beta*C on the device, for the alpha == 0 / k == 0 cases that never read A or B.
-// beta == 0 stores zeros without reading C, so NaN or Inf there never propagates.
+// Elementwise kernels around the GEMM/GEMV calls:
+//  - C := beta*C, for the alpha == 0 / k == 0 cases that never read A or B. beta == 0 stores
+//    zeros without reading C, so NaN or Inf there never propagates;
+//  - binary16 <-> FP32 copies of a matrix, so HGEMM can accumulate and apply beta in FP32 and
+//    round its result to binary16 once.
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -9,6 +12,11 @@ namespace myblas {
 
 cudaError_t scale_matrix_f32(float* c, int64_t ldc, int m, int n, float beta, cudaStream_t s);
 cudaError_t scale_matrix_f16(uint16_t* c, int64_t ldc, int m, int n, float beta, cudaStream_t s);
+// dst (m x n, ldd) := src (m x n, lds) widened / rounded to nearest even.
+cudaError_t widen_f16_f32(const uint16_t* src, int64_t lds, float* dst, int64_t ldd, int m, int n,
+                          cudaStream_t s);
+cudaError_t round_f32_f16(const float* src, int64_t lds, uint16_t* dst, int64_t ldd, int m, int n,
+                          cudaStream_t s);
 // y points at the vector's lowest-addressed element; inc > 0 is its stride.
 cudaError_t scale_vector_f32(float* y, int64_t inc, int n, float beta, cudaStream_t s);
 

@@ -76,6 +76,36 @@ bool matrix_in(const void* src, Mem mem, int owner, int device, int64_t ld, int 
   return true;
 }
 
+// HGEMM with one rounding. cublasGemmEx writing binary16 C rounds alpha*op(A)*op(B) to binary16
+// before it adds beta*C, and may reduce split-K partial sums in binary16; with cancellation
+// that is many binary16 ulps off the once-rounded result (tests/concurrency caught 8 ulps at
+// 16x16x16). So cuBLAS writes FP32 into scratch (C widened there first when beta != 0) and one
+// kernel rounds it into C. Costs 8 extra bytes per element of C; bench_blas measures it.
+cublasStatus_t hgemm_round_once(const CublasApi* api, cublasHandle_t h, cublasOperation_t ta,
+                                cublasOperation_t tb, const GemmProblem& p, const DevOperand& a,
+                                const DevOperand& b, uint16_t* c, int64_t ldc, cudaStream_t s,
+                                std::string* why) {
+  DeviceBuffer scratch;
+  cudaError_t e = fault_injected("alloc") ? cudaErrorMemoryAllocation
+                                          : scratch.allocate(size_t(p.m) * size_t(p.n) * 4, s);
+  float* c32 = static_cast<float*>(scratch.get());
+  if (e == cudaSuccess && p.beta != 0.f) e = widen_f16_f32(c, ldc, c32, p.m, p.m, p.n, s);
+  if (e != cudaSuccess) {
+    *why = note_cuda_error(e, "preparing the FP32 result of HGEMM");
+    return CUBLAS_STATUS_EXECUTION_FAILED;
+  }
+  cublasStatus_t st = api->gemm_ex(h, ta, tb, p.m, p.n, p.k, &p.alpha, a.ptr, CUDA_R_16F, int(a.ld),
+                                   b.ptr, CUDA_R_16F, int(b.ld), &p.beta, c32, CUDA_R_32F, p.m,
+                                   CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  if (st != CUBLAS_STATUS_SUCCESS) return st;
+  e = round_f32_f16(c32, p.m, c, ldc, p.m, p.n, s);
+  if (e != cudaSuccess) {
+    *why = note_cuda_error(e, "rounding the HGEMM result");
+    return CUBLAS_STATUS_EXECUTION_FAILED;
+  }
+  return CUBLAS_STATUS_SUCCESS;
+}
+
 // Device of the first device-resident operand, else the caller's current device.
 int run_device(int problem_device, int current) { return problem_device >= 0 ? problem_device : current; }
 
@@ -114,16 +144,15 @@ bool cublas_gemm(const GemmProblem& p, std::string* why) {
     if (fault_injected("cublas"))  // before the call: a device C must stay untouched
       st = CUBLAS_STATUS_EXECUTION_FAILED;
     else if (p.routine == Routine::hgemm)
-      st = api->gemm_ex(h, ta, tb, p.m, p.n, p.k, &p.alpha, a.ptr, CUDA_R_16F, int(a.ld), b.ptr,
-                        CUDA_R_16F, int(b.ld), &p.beta, cptr, CUDA_R_16F, int(c.ld),
-                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+      st = hgemm_round_once(api, h, ta, tb, p, a, b, static_cast<uint16_t*>(cptr), c.ld, s, why);
     else
       st = api->sgemm(h, ta, tb, p.m, p.n, p.k, &p.alpha, static_cast<const float*>(a.ptr),
                       int(a.ld), static_cast<const float*>(b.ptr), int(b.ld), &p.beta,
                       static_cast<float*>(cptr), int(c.ld));
     if (st != CUBLAS_STATUS_SUCCESS) {
-      *why = std::string(p.routine == Routine::hgemm ? "cublasGemmEx" : "cublasSgemm") +
-             " failed: " + api->status_string(st);
+      if (why->empty())
+        *why = std::string(p.routine == Routine::hgemm ? "cublasGemmEx" : "cublasSgemm") +
+               " failed: " + api->status_string(st);
       return false;
     }
   }
