@@ -2,6 +2,8 @@
 // binary16 inputs: the one rounding of the FP32 result to binary16 is in the bound.
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "gemm_suite.h"
 
 namespace iface {
@@ -31,6 +33,75 @@ struct Hgemm {
   }
 };
 
+
+// HGEMM rounds alpha*op(A)*op(B) + beta*C to binary16 once. With k <= 2 the FP32 value is
+// exact or within an FP32 ulp, so a single rounding reproduces float_to_half of the
+// reference bit for bit, bar a rare FP32 result right at a binary16 midpoint. Rounding
+// alpha*AB to binary16 before adding beta*C moves about a quarter of the elements by one
+// ulp; the bound of check_gemm sees only those where both roundings go the same way, this
+// count sees them all.
+void rounds_once(Mem where) {
+  std::mt19937_64 rng(mbtest::test_seed());
+  for (Api api : Hgemm::apis())
+    for (int k : {1, 2})
+      for (float beta : {1.f, -0.5f}) {
+        const int m = 64, n = 64;
+        HalfMatrix a(m, k, m, rng), b(k, n, k, rng), c(m, n, m, rng);
+        std::vector<float> fa(size_t(m) * k), fb(size_t(k) * n), want(size_t(m) * n);
+        for (int j = 0; j < k; ++j)
+          for (int i = 0; i < m; ++i) fa[size_t(i) + size_t(j) * m] = value(a, i, j);
+        for (int j = 0; j < n; ++j)
+          for (int i = 0; i < k; ++i) fb[size_t(i) + size_t(j) * k] = value(b, i, j);
+        for (int j = 0; j < n; ++j)
+          for (int i = 0; i < m; ++i) want[size_t(i) + size_t(j) * m] = value(c, i, j);
+        mbtest::ref_sgemm('N', 'N', m, n, k, 1.f, fa.data(), m, fb.data(), k, beta, want.data(), m);
+
+        GemmCase gc;
+        gc.api = api;
+        gc.m = m;
+        gc.n = n;
+        gc.k = k;
+        gc.alpha = 1.f;
+        gc.beta = beta;
+        // Read row-major, the same buffers hold C^T (n x m), B^T (n x k) and A^T (k x m):
+        // C^T = B^T A^T is the same product with no transposes.
+        const bool row = row_major(api);
+        if (row) {
+          gc.m = n;
+          gc.n = m;
+        }
+        std::unique_ptr<DeviceMirror> da, db, dc;
+        uint16_t* pa = a.data();
+        uint16_t* pb = b.data();
+        uint16_t* pc = c.data();
+        if (where == Mem::device) {
+          da.reset(new DeviceMirror(a.buf.data(), a.buf.size() * 2));
+          db.reset(new DeviceMirror(b.buf.data(), b.buf.size() * 2));
+          dc.reset(new DeviceMirror(c.buf.data(), c.buf.size() * 2));
+          ASSERT_TRUE(da->ok() && db->ok() && dc->ok()) << "cudaMalloc/cudaMemcpy failed";
+          pa = static_cast<uint16_t*>(da->get()) + HalfMatrix::kPad;
+          pb = static_cast<uint16_t*>(db->get()) + HalfMatrix::kPad;
+          pc = static_cast<uint16_t*>(dc->get()) + HalfMatrix::kPad;
+        }
+        if (row) Hgemm::call(gc, pb, k, pa, m, pc, m);
+        else Hgemm::call(gc, pa, m, pb, k, pc, m);
+        if (dc) ASSERT_TRUE(dc->copy_back(c.buf.data())) << dc->error();
+        int off = 0, first = -1;
+        for (int e = 0; e < m * n; ++e)
+          if (c.data()[e] != myblas_float_to_half(want[size_t(e)])) {
+            ++off;
+            if (first < 0) first = e;
+          }
+        EXPECT_LE(off, m * n / 256)
+            << off << " of " << m * n << " elements are not float_to_half of the FP32 result"
+            << fmt(" (first: C(%d,%d) = 0x%04x, want 0x%04x)", first % m, first / m,
+                   first < 0 ? 0 : c.data()[first],
+                   first < 0 ? 0 : myblas_float_to_half(want[size_t(first)]))
+            << " | " << api_name(api, true) << " m=n=64 k=" << k << " alpha=1 beta=" << beta
+            << " mem=" << mem_char(where) << " | " << run_context();
+      }
+}
+
 TEST(Hgemm, EveryTransposeOnEveryEntryPoint) { every_transpose<Hgemm>(); }
 TEST(Hgemm, SmallSizesIncludingZero) { small_sizes<Hgemm>(); }
 TEST(Hgemm, Size1000) { large_sizes<Hgemm>(); }
@@ -40,6 +111,7 @@ TEST(Hgemm, AlphaZeroNeverReadsAOrB) { alpha_zero_nan_in_ab<Hgemm>(); }
 TEST(Hgemm, KZeroScalesC) { k_zero<Hgemm>(); }
 TEST(Hgemm, QuickReturnsLeaveCUntouched) { quick_returns<Hgemm>(); }
 TEST(Hgemm, LeadingDimensionsAboveMinimum) { leading_dimensions<Hgemm>(); }
+TEST(Hgemm, RoundsToBinary16Once) { rounds_once(Mem::host); }
 
 TEST(HgemmDevice, AllOperandsOnDevice) {
   IFACE_REQUIRE_GPU();
@@ -52,6 +124,10 @@ TEST(HgemmDevice, MixedHostAndDeviceOperands) {
 TEST(HgemmDevice, NanAndQuickReturnsOnDevice) {
   IFACE_REQUIRE_GPU();
   device_special_values<Hgemm>();
+}
+TEST(HgemmDevice, RoundsToBinary16Once) {
+  IFACE_REQUIRE_GPU();
+  rounds_once(Mem::device);
 }
 TEST(HgemmDevice, DeviceOperandsTakeGpuPath) {
   IFACE_REQUIRE_GPU();
