@@ -1,0 +1,299 @@
+// bench_sgemv: every hand-written SGEMV kernel (ladder rungs and production) beside
+// cublasSgemv in one process, on device pointers, both transposes.
+//
+// For each shape: verify each kernel against cublasSgemv first (beta = 0, same inputs), then
+// time cuBLAS and each kernel with CUDA events around every single call (the launch is inside
+// the measured interval for both), after warm-up, over operand sets rotated through >= 256 MiB
+// when one set is smaller (so every call streams from HBM, not from the 50 MB L2), and report
+// the median and ratio_vs_cublas = t_cublas / t_kernel (> 1: the kernel is faster).
+// A 1x1 launch (one thread) is timed in the same run as the launch floor.
+//
+// Output: CSV with columns routine,path,trans,m,n,k,time_us,gflops,gbps,ratio_vs_cublas
+// (k = 0 for gemv) preceded by '#' header lines; a '#' summary table follows the CSV.
+// Options: --quick (two small shapes), --reps=N (default 30), --shapes=big|small|all.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/sgemv.h"
+
+#define CK(x)                                                                                 \
+  do {                                                                                        \
+    cudaError_t e_ = (x);                                                                     \
+    if (e_ != cudaSuccess) {                                                                  \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(2);                                                                           \
+    }                                                                                         \
+  } while (0)
+#define CB(x)                                                                          \
+  do {                                                                                 \
+    cublasStatus_t s_ = (x);                                                           \
+    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                 \
+      std::fprintf(stderr, "%s:%d %s: status %d\n", __FILE__, __LINE__, #x, int(s_)); \
+      std::exit(2);                                                                    \
+    }                                                                                  \
+  } while (0)
+
+namespace {
+
+using myblas::SgemvKernel;
+
+constexpr size_t kRotateBytes = 256u << 20;  // > 5x the H100's 50 MB L2
+int g_reps = 30;
+bool g_failed = false;
+
+// Random values in [-1, 1] (never 0), generated once on the host and tiled into device buffers
+// with a shifting start, so no two columns of a large matrix are copies of each other in step.
+struct Source {
+  float* dev = nullptr;
+  size_t count = size_t(1) << 24;
+  Source() {
+    std::mt19937 rng(2026u);
+    std::uniform_real_distribution<float> d(-1.f, 1.f);
+    std::vector<float> h(count);
+    for (auto& v : h) {
+      do v = d(rng);
+      while (v == 0.f);
+    }
+    CK(cudaMalloc(&dev, count * sizeof(float)));
+    CK(cudaMemcpy(dev, h.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+  }
+  void fill(float* dst, size_t n, size_t salt) const {
+    size_t done = 0, start = (salt * 7919u) % (count / 2);
+    while (done < n) {
+      const size_t take = std::min(n - done, count - start);
+      CK(cudaMemcpy(dst + done, dev + start, take * sizeof(float), cudaMemcpyDeviceToDevice));
+      done += take;
+      start = (start + 977) % (count / 2);
+    }
+  }
+};
+
+double median(std::vector<float> t) {
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+// Median microseconds of f(set), each call between two events on the default stream.
+double time_calls(const std::function<void(int)>& f, int nsets, int reps) {
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  for (int w = 0; w < 3; ++w) f(w % nsets);
+  CK(cudaDeviceSynchronize());
+  std::vector<float> t;
+  for (int r = 0; r < reps; ++r) {
+    CK(cudaEventRecord(e0, nullptr));
+    f((r + 3) % nsets);
+    CK(cudaEventRecord(e1, nullptr));
+    CK(cudaEventSynchronize(e1));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    t.push_back(ms * 1000.f);
+  }
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  return median(t);
+}
+
+void row(const char* path, char t, int m, int n, double us, double ratio) {
+  const int lx = t == 'N' ? n : m, ly = t == 'N' ? m : n;
+  const double bytes = 4.0 * (double(m) * n + lx + ly);
+  std::printf("sgemv,%s,%c,%d,%d,0,%.2f,%.1f,%.1f,%.3f\n", path, t, m, n, us,
+              2.0 * m * n / us / 1e3, bytes / us / 1e3, ratio);
+}
+
+struct Summary {
+  char t;
+  int m, n;
+  double cublas_us, best_us, chosen_us;
+  std::string best, chosen;
+};
+std::vector<Summary> g_summary;
+
+void bench_shape(cublasHandle_t h, const Source& src, char t, int m, int n) {
+  const int lx = t == 'N' ? n : m, ly = t == 'N' ? m : n;
+  const size_t na = size_t(m) * n;
+  const size_t per = na + size_t(lx) + size_t(ly);
+  const int nsets = int(std::max<size_t>(1, std::min<size_t>(4096, (kRotateBytes / 4 + per - 1) / per)));
+  // One allocation; set i = A, x, y at i*per (A first, so every A is 16-byte aligned when
+  // per is a multiple of 4; otherwise odd sets exercise the scalar-load variants too).
+  const size_t stride = (per + 63) / 64 * 64;
+  float* base;
+  CK(cudaMalloc(&base, stride * nsets * sizeof(float) + 4096));
+  for (int i = 0; i < nsets; ++i) src.fill(base + stride * i, per, size_t(i) + size_t(m) * 3 + n);
+  auto A = [&](int i) { return base + stride * i; };
+  auto X = [&](int i) { return base + stride * i + na; };
+  auto Y = [&](int i) { return base + stride * i + na + lx; };
+  float* yref;
+  float* ygot;
+  CK(cudaMalloc(&yref, size_t(ly) * 4));
+  CK(cudaMalloc(&ygot, size_t(ly) * 4));
+  const float one = 1.f, zero = 0.f;
+  const cublasOperation_t op = t == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T;
+  CB(cublasSgemv(h, op, m, n, &one, A(0), m, X(0), 1, &zero, yref, 1));
+  CK(cudaDeviceSynchronize());
+  std::vector<float> href(static_cast<size_t>(ly)), hgot(static_cast<size_t>(ly));
+  CK(cudaMemcpy(href.data(), yref, size_t(ly) * 4, cudaMemcpyDeviceToHost));
+
+  auto cublas_call = [&](int i) { CB(cublasSgemv(h, op, m, n, &one, A(i), m, X(i), 1, &zero, Y(i), 1)); };
+  const double t_cublas = time_calls(cublas_call, nsets, g_reps);
+  row("cublas", t, m, n, t_cublas, 1.0);
+
+  auto problem = [&](int i, float* y) {
+    myblas::GemvProblem p;
+    p.ta = t == 'N' ? myblas::Op::N : myblas::Op::T;
+    p.m = m;
+    p.n = n;
+    p.lda = m;
+    p.alpha = 1.f;
+    p.beta = 0.f;
+    p.a = A(i);
+    p.x = X(i);
+    p.y = y;
+    p.mem_a = p.mem_x = p.mem_y = myblas::Mem::device;
+    return p;
+  };
+  Summary sum{t, m, n, t_cublas, 1e30, 0, "", ""};
+  const SgemvKernel chosen = myblas::sgemv_choose(problem(0, ygot));
+  sum.chosen = myblas::sgemv_kernel_name(chosen);
+  for (int ki = 0; ki < myblas::kSgemvKernelCount; ++ki) {
+    const SgemvKernel k = SgemvKernel(ki);
+    if (myblas::sgemv_can_implement(k, problem(0, ygot))) continue;
+    // Verify, timing this first call to keep slow rungs to a few repetitions.
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    CK(cudaMemset(ygot, 0xff, size_t(ly) * 4));  // NaN: every element must be written
+    CK(cudaEventRecord(e0, nullptr));
+    CK(myblas::sgemv_run(k, problem(0, ygot), nullptr));
+    CK(cudaEventRecord(e1, nullptr));
+    CK(cudaDeviceSynchronize());
+    float first_ms;
+    CK(cudaEventElapsedTime(&first_ms, e0, e1));
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    CK(cudaMemcpy(hgot.data(), ygot, size_t(ly) * 4, cudaMemcpyDeviceToHost));
+    double worst = 0;
+    for (int i = 0; i < ly; ++i) {
+      const double d = std::fabs(double(hgot[size_t(i)]) - href[size_t(i)]) / (std::fabs(double(href[size_t(i)])) + 1.0);
+      if (!(d <= worst)) worst = d;
+    }
+    const std::string path = std::string("kernel:") + myblas::sgemv_kernel_name(k);
+    if (!(worst <= 1e-5 * std::sqrt(double(lx)))) {
+      std::fprintf(stderr, "VERIFY FAILED %s %c %dx%d: max rel diff %.3g\n", path.c_str(), t, m, n, worst);
+      g_failed = true;
+      continue;
+    }
+    const int reps = first_ms > 20.f ? 3 : first_ms > 2.f ? 10 : g_reps;
+    auto call = [&](int i) { CK(myblas::sgemv_run(k, problem(i, Y(i)), nullptr)); };
+    const double us = time_calls(call, nsets, reps);
+    row(path.c_str(), t, m, n, us, t_cublas / us);
+    if (myblas::sgemv_kernel_is_production(k) && us < sum.best_us) {
+      sum.best_us = us;
+      sum.best = myblas::sgemv_kernel_name(k);
+    }
+    if (k == chosen) sum.chosen_us = us;
+  }
+  g_summary.push_back(sum);
+  CK(cudaFree(yref));
+  CK(cudaFree(ygot));
+  CK(cudaFree(base));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false;
+  std::string shapes = "all";
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick")) quick = true;
+    else if (!std::strncmp(argv[i], "--reps=", 7)) g_reps = std::max(3, std::atoi(argv[i] + 7));
+    else if (!std::strncmp(argv[i], "--shapes=", 9)) shapes = argv[i] + 9;
+  }
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::fprintf(stderr, "bench_sgemv: no usable CUDA device\n");
+    return 2;
+  }
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, 0));
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+  std::printf("# bench_sgemv: hand-written SGEMV kernels (rev %s) beside cublasSgemv, device pointers\n",
+              MYBLAS_GIT_REV);
+  std::printf("# date: %s; device: %s (%d SMs, L2 %d MB); driver %d; runtime %d\n", date, prop.name,
+              prop.multiProcessorCount, prop.l2CacheSize >> 20, driver, runtime);
+  std::printf("# command:");
+  for (int i = 0; i < argc; ++i) std::printf(" %s", argv[i]);
+  std::printf("\n# median of %d event-timed calls (3 for calls > 20 ms, 10 for > 2 ms) after 3 warm-ups;"
+              " operand sets rotated over >= 256 MiB; alpha = 1, beta = 0, unit strides, lda = m;"
+              " ratio_vs_cublas = t_cublas / t_path; gbps counts A + x + y once\n", g_reps);
+  std::printf("routine,path,trans,m,n,k,time_us,gflops,gbps,ratio_vs_cublas\n");
+  cublasHandle_t h;
+  CB(cublasCreate(&h));
+  Source src;
+
+  // Launch floor: one thread, one element (thread_per_row on 1x1).
+  {
+    float* buf;
+    CK(cudaMalloc(&buf, 64));
+    CK(cudaMemset(buf, 0, 64));
+    myblas::GemvProblem p;
+    p.m = p.n = 1;
+    p.a = buf;
+    p.x = buf + 4;
+    p.y = buf + 8;
+    const double us = time_calls([&](int) { CK(myblas::sgemv_run(SgemvKernel::thread_per_row, p, nullptr)); }, 1, 50);
+    std::printf("launch,empty-1x1-thread_per_row,N,1,1,0,%.2f,0,0,0\n", us);
+    const float one = 1.f, zero = 0.f;
+    const double uc = time_calls([&](int) { CB(cublasSgemv(h, CUBLAS_OP_N, 1, 1, &one, buf, 1, buf + 4, 1, &zero, buf + 8, 1)); }, 1, 50);
+    std::printf("launch,cublas-1x1,N,1,1,0,%.2f,0,0,0\n", uc);
+    CK(cudaFree(buf));
+  }
+
+  struct S { int m, n; };
+  std::vector<S> list;
+  if (quick) list = {{1024, 1024}, {256, 256}};
+  else {
+    if (shapes != "small")
+      list.insert(list.end(), {{4096, 4096}, {8192, 8192}, {16384, 16384}, {32768, 32768},
+                               {1048576, 64}, {64, 1048576}, {100000, 1000}, {1000, 100000}});
+    if (shapes != "big") list.insert(list.end(), {{1024, 1024}, {256, 256}});
+  }
+  for (const S& s : list)
+    for (char t : {'N', 'T'}) {
+      bench_shape(h, src, t, s.m, s.n);
+      std::fflush(stdout);
+    }
+  cublasDestroy(h);
+
+  std::printf("# summary: best production kernel and sgemv_choose's pick per shape (ratio = t_cublas / t)\n");
+  std::printf("# %-2s %8s %8s | %9s %7s | %-18s %9s %6s | %-18s %6s\n", "t", "m", "n", "cublas_us",
+              "GB/s", "best", "us", "ratio", "chosen", "ratio");
+  for (const Summary& s : g_summary) {
+    const double bytes = 4.0 * (double(s.m) * s.n + s.m + s.n);
+    std::printf("# %-2c %8d %8d | %9.2f %7.0f | %-18s %9.2f %6.3f | %-18s %6.3f\n", s.t, s.m, s.n,
+                s.cublas_us, bytes / s.cublas_us / 1e3, s.best.c_str(), s.best_us,
+                s.cublas_us / s.best_us, s.chosen.c_str(), s.chosen_us > 0 ? s.cublas_us / s.chosen_us : 0.0);
+  }
+  if (g_failed) {
+    std::fprintf(stderr, "bench_sgemv: verification failed\n");
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,47 @@
+// Hand-written SGEMV kernels: y := alpha*op(A)*x + beta*y, column-major, BLAS semantics,
+// on device pointers. A ladder of teaching rungs (kept for the benchmark) and the production
+// kernels that dispatch may pick. Every kernel handles any m, n >= 1, lda >= m, negative and
+// non-unit increments, beta == 0 without reading y, and misaligned operands (a scalar-load
+// variant is chosen at launch); results are deterministic (no atomics; split kernels reduce
+// their partial sums in a fixed order in a second stage).
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include "core/problem.h"
+
+namespace myblas {
+
+enum class SgemvKernel {
+  // The ladder (src/kernels/sgemv/rung*.cu), slowest first.
+  thread_per_row,        // one thread per element of y, scalar loads
+  warp_per_column,       // T: a warp per column, lanes read consecutive rows (N: as rung 1)
+  x_constant,            // rung 2 with x in __constant__ memory (len(x) <= 16384)
+  x_shared,              // rung 2 with x staged through shared-memory tiles
+  // Production (src/kernels/sgemv/{n_rowblock,t_lanegroup}_float4.cu).
+  n_rowblock,            // N: 128-row blocks, 8 warps split the columns, float4, one launch
+  n_rowblock_split,      // N: as n_rowblock, columns also split over blocks + ordered 2nd stage
+  t_lanegroup,           // T: a group of 4..32 lanes per column, float4, shuffle reduce
+  t_lanegroup_split,     // T: as t_lanegroup, rows also split over blocks + ordered 2nd stage
+};
+constexpr int kSgemvKernelCount = 8;
+
+const char* sgemv_kernel_name(SgemvKernel k);
+bool sgemv_kernel_from_name(const char* name, SgemvKernel* out);
+// Production kernels only (those sgemv_choose may return).
+bool sgemv_kernel_is_production(SgemvKernel k);
+
+// nullptr if the kernel can run this problem, else the reason it cannot.
+const char* sgemv_can_implement(SgemvKernel k, const GemvProblem& p);
+
+// The production kernel measured best for the shape on the H100 (see sgemv_choose's comment
+// in src/kernels/sgemv/registry.cu and bench/results/h100-sgemv-*.md).
+SgemvKernel sgemv_choose(const GemvProblem& p);
+
+// Launches on `stream`. p is validated (m, n > 0, lda >= max(1, m), incx, incy != 0, x and y
+// point at their lowest-addressed element). alpha == 0 scales y by beta without reading A or x.
+// Split kernels take their scratch from a per-device stream-ordered pool (cudaMallocFromPoolAsync,
+// freed with cudaFreeAsync on the same stream; the pool keeps up to 64 MiB cached).
+// Returns the launch error (cudaGetLastError), or the allocation error.
+cudaError_t sgemv_run(SgemvKernel k, const GemvProblem& p, cudaStream_t stream);
+
+}  // namespace myblas

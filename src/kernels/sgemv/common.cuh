@@ -1,0 +1,81 @@
+// Shared by the SGEMV kernel files: the device-side view of a problem, strided-vector
+// addressing, the alpha/beta store, and each file's launch entry point.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "core/problem.h"
+
+namespace myblas {
+namespace sgemv_detail {
+
+constexpr int kWarp = 32;
+
+// x0/y0 point at LOGICAL element 0 (for a negative increment that is the highest address),
+// so logical element i is always at x0 + i*incx.
+struct Args {
+  const float* a;
+  int64_t lda;
+  const float* x0;
+  int64_t incx;
+  float* y0;
+  int64_t incy;
+  int m, n;
+  float alpha, beta;
+};
+
+inline Args make_args(const GemvProblem& p) {
+  Args g;
+  g.a = p.a;
+  g.lda = p.lda;
+  g.x0 = p.x + vec_start(p.len_x(), p.incx);
+  g.incx = p.incx;
+  g.y0 = p.y + vec_start(p.len_y(), p.incy);
+  g.incy = p.incy;
+  g.m = p.m;
+  g.n = p.n;
+  g.alpha = p.alpha;
+  g.beta = p.beta;
+  return g;
+}
+
+inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
+// float4 loads down the columns of A are legal when every column starts 16-byte aligned.
+inline bool a_vectorizable(const GemvProblem& p) { return aligned16(p.a) && p.lda % 4 == 0; }
+// float4 loads of x: unit stride and 16-byte aligned.
+inline bool x_vectorizable(const GemvProblem& p) { return p.incx == 1 && aligned16(p.x); }
+
+// beta == 0 stores without reading y, so NaN/Inf already in y never propagates.
+__device__ __forceinline__ void store_y(float* yp, float acc, float alpha, float beta) {
+  *yp = beta == 0.f ? alpha * acc : fmaf(alpha, acc, beta * *yp);
+}
+
+__device__ __forceinline__ float dot4(float4 a, float4 b, float acc) {
+  acc = fmaf(a.x, b.x, acc);
+  acc = fmaf(a.y, b.y, acc);
+  acc = fmaf(a.z, b.z, acc);
+  return fmaf(a.w, b.w, acc);
+}
+
+// Resident 256-thread blocks of `kernel` on the whole device (for grid sizing).
+int device_slots(const void* kernel, int threads, size_t smem);
+
+// One launcher per file. Each returns cudaGetLastError() after its launches.
+cudaError_t launch_thread_per_row(const GemvProblem& p, cudaStream_t s);
+cudaError_t launch_warp_per_column(const GemvProblem& p, cudaStream_t s);
+cudaError_t launch_x_constant(const GemvProblem& p, cudaStream_t s);
+cudaError_t launch_x_shared(const GemvProblem& p, cudaStream_t s);
+cudaError_t launch_n_rowblock(const GemvProblem& p, bool split, cudaStream_t s);
+cudaError_t launch_t_lanegroup(const GemvProblem& p, bool split, cudaStream_t s);
+
+// Scratch for split kernels, from a per-device pool, stream-ordered.
+cudaError_t scratch_alloc(float** ptr, size_t count, cudaStream_t s);
+void scratch_free(float* ptr, cudaStream_t s);
+// Second stage: y[i] = alpha * sum_{s < splits} partial[s*len + i] (+ beta*y[i]), summed in
+// split order, so the result does not depend on scheduling.
+cudaError_t reduce_partials(const float* partial, int splits, int len, float alpha, float beta,
+                            float* y0, int64_t incy, cudaStream_t s);
+
+}  // namespace sgemv_detail
+}  // namespace myblas

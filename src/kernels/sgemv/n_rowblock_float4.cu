@@ -1,0 +1,141 @@
+// Production SGEMV, op(A) = A: row blocks streamed with float4 loads (kernels n_rowblock and
+// n_rowblock_split).
+//
+// What changed from rung 4: rung 4 gives each thread one row and walks every column, so a warp
+// moves 128 bytes per load instruction and a block of 256 rows is the only unit of parallelism
+// (4096 rows = 16 blocks: most of the 132 SMs idle). Here:
+//   - each lane owns 4 consecutive rows and reads them with one 16-byte load (a warp reads
+//     512 contiguous bytes of a column per instruction); a block owns kRows = 128 rows;
+//   - the block's 8 warps split the columns between them (contiguous ranges), and add their
+//     128-row partial sums in shared memory at the end, in warp order;
+//   - x is read 32 elements at a time, one per lane, and broadcast by __shfl_sync, so the inner
+//     loop issues only A loads: 8 independent float4 loads in flight per lane;
+//   - A is read with __ldcs (evict-first): it is touched once, x and y should stay in L2;
+//   - n_rowblock_split also splits the columns over gridDim.y blocks when there are too few row
+//     blocks to fill the device (short-wide and square shapes): each split writes its partial
+//     sums to scratch, and a second kernel adds the splits in order (deterministic).
+// If A is misaligned or lda % 4 != 0 the same kernel runs with scalar loads (a lane owns rows
+// lane, lane+32, lane+64, lane+96 of the block), still coalesced.
+#include <algorithm>
+
+#include "kernels/sgemv/common.cuh"
+
+namespace myblas {
+namespace sgemv_detail {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kWarps = kThreads / kWarp;  // warps per block, splitting the columns
+constexpr int kRows = 4 * kWarp;           // rows of A per block
+constexpr int kUnroll = 8;                 // columns per inner step (float4 loads in flight)
+static_assert(kRows == 128, "a lane owns 4 rows of the block");
+
+// One column's 4 rows for this lane. VA: rows r..r+3 (16-byte load when all are in range).
+template <bool VA>
+__device__ __forceinline__ float4 load_rows(const float* p, int r, int m) {
+  if (VA) {
+    if (r + 3 < m) return __ldcs(reinterpret_cast<const float4*>(p));
+    return make_float4(r < m ? p[0] : 0.f, r + 1 < m ? p[1] : 0.f, r + 2 < m ? p[2] : 0.f, 0.f);
+  }
+  return make_float4(r < m ? __ldcs(p) : 0.f, r + 32 < m ? __ldcs(p + 32) : 0.f,
+                     r + 64 < m ? __ldcs(p + 64) : 0.f, r + 96 < m ? __ldcs(p + 96) : 0.f);
+}
+
+__device__ __forceinline__ void axpy4(float4 a, float x, float (&acc)[4]) {
+  acc[0] = fmaf(a.x, x, acc[0]);
+  acc[1] = fmaf(a.y, x, acc[1]);
+  acc[2] = fmaf(a.z, x, acc[2]);
+  acc[3] = fmaf(a.w, x, acc[3]);
+}
+
+// Grid: (ceil(m / kRows), splits). Block (bx, by) computes rows [bx*kRows, +kRows) over columns
+// [by*cols_per_split, +cols_per_split). partial == nullptr: store y; else store partial sums
+// to partial[by*m + row].
+template <bool VA>
+__global__ __launch_bounds__(kThreads, VA ? 4 : 2) void sgemv_n_rowblock_float4(Args g, int cols_per_split,
+                                                                    float* partial) {
+  __shared__ float4 red[kWarps][kRows / 4];  // (8 warps) x (128 rows) partial sums
+  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+  const int row0 = blockIdx.x * kRows;
+  const int r = VA ? row0 + 4 * lane : row0 + lane;  // this lane's first row
+  const int c0 = blockIdx.y * cols_per_split;
+  const int c1 = min(g.n, c0 + cols_per_split);
+  const int per = (c1 - c0 + kWarps - 1) / kWarps;
+  const int wc0 = min(c1, c0 + warp * per), wc1 = min(c1, wc0 + per);  // this warp's columns
+  const float* ap = g.a + (r < g.m ? r : 0);
+  float acc[4] = {0.f, 0.f, 0.f, 0.f};  // (4) rows of this lane
+
+  for (int cb = wc0; cb < wc1; cb += kWarp) {
+    const int cnt = min(kWarp, wc1 - cb);
+    const float xv = lane < cnt ? g.x0[int64_t(cb + lane) * g.incx] : 0.f;  // x[cb + lane]
+    const float* acol = ap + int64_t(cb) * g.lda;
+    int c = 0;
+    for (; c + kUnroll <= cnt; c += kUnroll) {
+      float4 a[kUnroll];  // (kUnroll) columns x 4 rows
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) a[u] = load_rows<VA>(acol + int64_t(c + u) * g.lda, r, g.m);
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) axpy4(a[u], __shfl_sync(0xffffffffu, xv, c + u), acc);
+    }
+    for (; c < cnt; ++c)
+      axpy4(load_rows<VA>(acol + int64_t(c) * g.lda, r, g.m), __shfl_sync(0xffffffffu, xv, c), acc);
+  }
+
+  // Rows as stored in red: VA lane owns rows 4*lane..+3; scalar lane owns lane+32q.
+  if (VA) {
+    red[warp][lane] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+  } else {
+    float* rw = reinterpret_cast<float*>(red[warp]);
+#pragma unroll
+    for (int q = 0; q < 4; ++q) rw[lane + 32 * q] = acc[q];
+  }
+  __syncthreads();
+  if (threadIdx.x < kRows) {
+    const int t = threadIdx.x;
+    float s = 0.f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) s += reinterpret_cast<const float*>(red[w])[t];
+    const int row = row0 + t;
+    if (row < g.m) {
+      if (partial)
+        partial[int64_t(blockIdx.y) * g.m + row] = s;
+      else
+        store_y(g.y0 + int64_t(row) * g.incy, s, g.alpha, g.beta);
+    }
+  }
+}
+
+}  // namespace
+
+cudaError_t launch_n_rowblock(const GemvProblem& p, bool split, cudaStream_t s) {
+  const Args g = make_args(p);
+  const bool va = a_vectorizable(p);
+  void (*kern)(Args, int, float*) = va ? sgemv_n_rowblock_float4<true> : sgemv_n_rowblock_float4<false>;
+  const int row_blocks = (p.m + kRows - 1) / kRows;
+  int splits = 1, cols_per_split = p.n;
+  if (split) {
+    // One wave of resident blocks: as many column splits as fill the free slots, each split
+    // at least 64 columns (8 per warp) so the partial sums stay a small fraction of A.
+    const int slots = device_slots(reinterpret_cast<const void*>(kern), kThreads, 0);
+    splits = std::max(1, std::min(slots / row_blocks, p.n / 64));
+    if (splits > 65535) splits = 65535;
+    cols_per_split = (p.n + splits - 1) / splits;
+    cols_per_split = (cols_per_split + 7) / 8 * 8;
+    splits = (p.n + cols_per_split - 1) / cols_per_split;
+  }
+  if (splits == 1) {
+    kern<<<dim3(unsigned(row_blocks), 1u), kThreads, 0, s>>>(g, p.n, nullptr);
+    return cudaGetLastError();
+  }
+  float* part = nullptr;
+  cudaError_t e = scratch_alloc(&part, size_t(splits) * size_t(p.m), s);
+  if (e != cudaSuccess) return e;
+  kern<<<dim3(unsigned(row_blocks), unsigned(splits)), kThreads, 0, s>>>(g, cols_per_split, part);
+  e = cudaGetLastError();
+  if (e == cudaSuccess) e = reduce_partials(part, splits, p.m, p.alpha, p.beta, g.y0, g.incy, s);
+  scratch_free(part, s);
+  return e;
+}
+
+}  // namespace sgemv_detail
+}  // namespace myblas

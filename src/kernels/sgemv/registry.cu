@@ -1,0 +1,122 @@
+// The SGEMV kernel table: names, what each kernel can run, the shape rule that picks a
+// production kernel, and the launch switch. Kernels live one per file beside this one.
+#include <cstring>
+
+#include "kernels/sgemv.h"
+#include "kernels/sgemv/common.cuh"
+
+namespace myblas {
+
+namespace {
+
+struct Entry {
+  SgemvKernel kernel;
+  const char* name;
+  bool production;
+};
+
+constexpr Entry kTable[kSgemvKernelCount] = {
+    {SgemvKernel::thread_per_row, "thread_per_row", false},
+    {SgemvKernel::warp_per_column, "warp_per_column", false},
+    {SgemvKernel::x_constant, "x_constant", false},
+    {SgemvKernel::x_shared, "x_shared", false},
+    {SgemvKernel::n_rowblock, "n_rowblock", true},
+    {SgemvKernel::n_rowblock_split, "n_rowblock_split", true},
+    {SgemvKernel::t_lanegroup, "t_lanegroup", true},
+    {SgemvKernel::t_lanegroup_split, "t_lanegroup_split", true},
+};
+
+constexpr int kConstantX = 16384;  // rung 3's __constant__ array, floats
+
+// alpha == 0: y := beta*y (beta == 0 stores zeros without reading y). Kept here rather than
+// calling kernels/scale so that this kernel library stands alone.
+__global__ void sgemv_scale_y(float* y0, int64_t incy, int len, float beta) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < len;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    float* p = y0 + i * incy;
+    *p = beta == 0.f ? 0.f : beta * *p;
+  }
+}
+
+}  // namespace
+
+const char* sgemv_kernel_name(SgemvKernel k) {
+  for (const Entry& e : kTable)
+    if (e.kernel == k) return e.name;
+  return "unknown";
+}
+
+bool sgemv_kernel_from_name(const char* name, SgemvKernel* out) {
+  if (!name) return false;
+  for (const Entry& e : kTable)
+    if (!std::strcmp(e.name, name)) {
+      *out = e.kernel;
+      return true;
+    }
+  return false;
+}
+
+bool sgemv_kernel_is_production(SgemvKernel k) {
+  for (const Entry& e : kTable)
+    if (e.kernel == k) return e.production;
+  return false;
+}
+
+const char* sgemv_can_implement(SgemvKernel k, const GemvProblem& p) {
+  if (p.m < 1 || p.n < 1) return "m and n must be >= 1 (empty problems are quick returns)";
+  if (p.lda < p.m) return "lda < m";
+  if (p.incx == 0 || p.incy == 0) return "zero increment";
+  if (!p.a || !p.x || !p.y) return "null operand";
+  switch (k) {
+    case SgemvKernel::x_constant:
+      if (p.len_x() > kConstantX) return "x longer than 16384 floats does not fit __constant__ memory";
+      return nullptr;
+    case SgemvKernel::n_rowblock:
+    case SgemvKernel::n_rowblock_split:
+      if (p.ta != Op::N) return "an op(A) = A kernel; the problem is transposed";
+      return nullptr;
+    case SgemvKernel::t_lanegroup:
+    case SgemvKernel::t_lanegroup_split:
+      if (p.ta != Op::T) return "an op(A) = A^T kernel; the problem is not transposed";
+      return nullptr;
+    default:
+      return nullptr;
+  }
+}
+
+// Measured on the H100 (bench/results/h100-sgemv-*.md), event-timed calls beside cuBLAS:
+//   N: the column split fills the device for every shape with fewer than about 4 waves of
+//      128-row blocks and degenerates to one launch when there are enough rows; only tiny
+//      problems (256^2: 8.4 us vs 12.5 us) are faster without its second launch.
+//   T: the row split is needed when the columns alone give too few blocks (tall-skinny,
+//      100000 x 1000: 149 us vs 367 us) and degenerates to one launch otherwise; small m
+//      (< 2048) wants the unsplit kernel's narrow lane groups (64 x 1048576: 98 us vs 115 us).
+SgemvKernel sgemv_choose(const GemvProblem& p) {
+  const int64_t size = int64_t(p.m) * p.n;
+  if (p.ta == Op::N) return size < (1 << 18) ? SgemvKernel::n_rowblock : SgemvKernel::n_rowblock_split;
+  return p.m < 2048 || size < (1 << 18) ? SgemvKernel::t_lanegroup : SgemvKernel::t_lanegroup_split;
+}
+
+cudaError_t sgemv_run(SgemvKernel k, const GemvProblem& p, cudaStream_t s) {
+  using namespace sgemv_detail;
+  if (p.alpha == 0.f) {  // BLAS: y := beta*y, A and x are never read
+    const int len = p.len_y();
+    const int blocks = len / 256 + 1 < 4096 ? len / 256 + 1 : 4096;
+    sgemv_scale_y<<<blocks, 256, 0, s>>>(p.y + vec_start(len, p.incy), p.incy, len, p.beta);
+    return cudaGetLastError();
+  }
+  if (sgemv_can_implement(k, p)) return cudaErrorInvalidValue;
+  switch (k) {
+    case SgemvKernel::thread_per_row: return launch_thread_per_row(p, s);
+    case SgemvKernel::warp_per_column: return launch_warp_per_column(p, s);
+    case SgemvKernel::x_constant: return launch_x_constant(p, s);
+    case SgemvKernel::x_shared: return launch_x_shared(p, s);
+    case SgemvKernel::n_rowblock: return launch_n_rowblock(p, false, s);
+    case SgemvKernel::n_rowblock_split: return launch_n_rowblock(p, true, s);
+    case SgemvKernel::t_lanegroup: return launch_t_lanegroup(p, false, s);
+    case SgemvKernel::t_lanegroup_split: return launch_t_lanegroup(p, true, s);
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace myblas

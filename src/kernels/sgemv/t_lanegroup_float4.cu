@@ -1,0 +1,191 @@
+// Production SGEMV, op(A) = A^T: lane groups per column with float4 loads (kernels t_lanegroup
+// and t_lanegroup_split).
+//
+// What changed from rung 4: rung 4 gives a whole warp to each column with 4-byte loads and
+// stages x through shared memory with two barriers per tile. Here:
+//   - a column's dot product is done by a group of G lanes (G = 4, 8, 16 or 32, picked from m
+//     so that each lane reads at least two float4 per column): for small m a warp works on
+//     32/G columns at once instead of leaving lanes idle (m = 64: 8 lanes per column);
+//   - each group does COLS = 4 columns at a time and unrolls kUnroll = 2 row steps, so a lane
+//     has 8 independent 16-byte loads of A in flight, and one float4 of x serves 4 columns
+//     (with COLS = 2 the x loads were half the A traffic through L1, and the kernel reached
+//     2100-2700 GB/s at 8192^2-16384^2 against 2950 for the N kernel: bench/results);
+//   - x is read as float4 through the read-only path (__ldg): all warps of an SM share it in L1,
+//     no barriers; with a strided or misaligned x the same loop does 4 scalar loads instead;
+//   - partial sums are added by __shfl_xor_sync inside the group (fixed tree: deterministic);
+//   - t_lanegroup_split also splits the rows over gridDim.y when there are too few columns to
+//     fill the device (tall-skinny shapes): partial dot products go to scratch and a second
+//     kernel adds them in split order.
+// If A is misaligned or lda % 4 != 0, a lane reads single floats r, r+G, ... (still coalesced).
+#include <algorithm>
+
+#include "kernels/sgemv/common.cuh"
+
+namespace myblas {
+namespace sgemv_detail {
+namespace {
+
+constexpr int kThreads = 256;
+
+template <bool VX>
+__device__ __forceinline__ float4 load_x4(const Args& g, int r) {
+  if (VX) return __ldg(reinterpret_cast<const float4*>(g.x0 + r));
+  const float* p = g.x0 + int64_t(r) * g.incx;
+  return make_float4(p[0], p[g.incx], p[2 * g.incx], p[3 * g.incx]);
+}
+
+// @tparam G    lanes per column (power of two, 4..32)
+// @tparam COLS columns per lane group at a time
+// @tparam VA   float4 loads of A (A 16-byte aligned, lda % 4 == 0)
+// @tparam VX   float4 loads of x (unit stride, 16-byte aligned)
+// Grid: (ceil(n / (kThreads/G*COLS)), splits). Block (bx, by) computes columns
+// [bx*kThreads/G*COLS, ...) over rows [by*rows_per_split, +rows_per_split).
+template <int G, int COLS, bool VA, bool VX>
+__global__ __launch_bounds__(kThreads) void sgemv_t_lanegroup_float4(Args g, int rows_per_split,
+                                                                     float* partial) {
+  static_assert(G >= 4 && G <= kWarp && (G & (G - 1)) == 0, "G: a power of two in 4..32");
+  static_assert(!VX || VA, "vector x loads only in the vector-A variant");
+  constexpr int kGroups = kThreads / G;       // lane groups per block
+  constexpr int kUnroll = COLS >= 4 ? 2 : 4;  // row steps in flight
+  const int lg = threadIdx.x % G;
+  const int col0 = (blockIdx.x * kGroups + threadIdx.x / G) * COLS;
+  const int r0 = blockIdx.y * rows_per_split;
+  const int r1 = min(g.m, r0 + rows_per_split);
+  const float* colp[COLS];  // (COLS) columns of this group; past n, re-read column n-1
+  float acc[COLS];          // (COLS) partial dot products of this lane
+#pragma unroll
+  for (int c = 0; c < COLS; ++c) {
+    colp[c] = g.a + int64_t(min(col0 + c, g.n - 1)) * g.lda;
+    acc[c] = 0.f;
+  }
+
+  if (VA) {
+    constexpr int kStep = 4 * G;  // rows per group per step
+    int r = r0 + 4 * lg;
+    for (; r + kStep * (kUnroll - 1) + 3 < r1; r += kStep * kUnroll) {
+      float4 xv[kUnroll];        // (kUnroll) steps x 4 rows of x
+      float4 av[kUnroll][COLS];  // (kUnroll) steps x (COLS) columns x 4 rows of A
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        xv[u] = load_x4<VX>(g, r + u * kStep);
+#pragma unroll
+        for (int c = 0; c < COLS; ++c)
+          av[u][c] = __ldcs(reinterpret_cast<const float4*>(colp[c] + r + u * kStep));
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+#pragma unroll
+        for (int c = 0; c < COLS; ++c) acc[c] = dot4(av[u][c], xv[u], acc[c]);
+    }
+    for (; r + 3 < r1; r += kStep) {
+      const float4 xv = load_x4<VX>(g, r);
+#pragma unroll
+      for (int c = 0; c < COLS; ++c)
+        acc[c] = dot4(__ldcs(reinterpret_cast<const float4*>(colp[c] + r)), xv, acc[c]);
+    }
+    // Only the block holding row m-1 can have a partial step: rows r..m-1.
+    for (int q = 0; q < 3 && r + q < r1; ++q) {
+      const float xq = g.x0[int64_t(r + q) * g.incx];
+#pragma unroll
+      for (int c = 0; c < COLS; ++c) acc[c] = fmaf(colp[c][r + q], xq, acc[c]);
+    }
+  } else {
+    int r = r0 + lg;
+    for (; r + G * 3 < r1; r += 4 * G) {
+      float xv[4];        // (4) steps of x
+      float av[4][COLS];  // (4) steps x (COLS) columns of A
+#pragma unroll
+      for (int u = 0; u < 4; ++u) {
+        xv[u] = g.x0[int64_t(r + u * G) * g.incx];
+#pragma unroll
+        for (int c = 0; c < COLS; ++c) av[u][c] = __ldcs(colp[c] + r + u * G);
+      }
+#pragma unroll
+      for (int u = 0; u < 4; ++u)
+#pragma unroll
+        for (int c = 0; c < COLS; ++c) acc[c] = fmaf(av[u][c], xv[u], acc[c]);
+    }
+    for (; r < r1; r += G) {
+      const float xq = g.x0[int64_t(r) * g.incx];
+#pragma unroll
+      for (int c = 0; c < COLS; ++c) acc[c] = fmaf(colp[c][r], xq, acc[c]);
+    }
+  }
+
+#pragma unroll
+  for (int c = 0; c < COLS; ++c)
+#pragma unroll
+    for (int o = G / 2; o > 0; o /= 2) acc[c] += __shfl_xor_sync(0xffffffffu, acc[c], o);
+  if (lg == 0) {
+#pragma unroll
+    for (int c = 0; c < COLS; ++c) {
+      const int col = col0 + c;
+      if (col >= g.n) break;
+      if (partial)
+        partial[int64_t(blockIdx.y) * g.n + col] = acc[c];
+      else
+        store_y(g.y0 + int64_t(col) * g.incy, acc[c], g.alpha, g.beta);
+    }
+  }
+}
+
+using Kern = void (*)(Args, int, float*);
+
+template <int G, int COLS>
+Kern pick_variant(bool va, bool vx) {
+  if (va && vx) return sgemv_t_lanegroup_float4<G, COLS, true, true>;
+  if (va) return sgemv_t_lanegroup_float4<G, COLS, true, false>;
+  return sgemv_t_lanegroup_float4<G, COLS, false, false>;
+}
+
+}  // namespace
+
+cudaError_t launch_t_lanegroup(const GemvProblem& p, bool split, cudaStream_t s) {
+  const Args g = make_args(p);
+  const bool va = a_vectorizable(p), vx = va && x_vectorizable(p);
+  // Lanes per column: each lane should read >= 2 float4 of a column; small m gets small groups.
+  // A split kernel's rows per split are large, so it always uses whole warps.
+  const int quads = (p.m + 3) / 4;
+  int G = 32;
+  if (!split) {
+    G = 4;
+    while (G < 32 && 2 * G * 2 <= quads) G *= 2;
+  }
+  Kern kern;
+  int cols_per_group;
+  switch (G) {
+    case 4: kern = pick_variant<4, 4>(va, vx); cols_per_group = 4; break;
+    case 8: kern = pick_variant<8, 4>(va, vx); cols_per_group = 4; break;
+    case 16: kern = pick_variant<16, 4>(va, vx); cols_per_group = 4; break;
+    default: kern = pick_variant<32, 4>(va, vx); cols_per_group = 4; break;
+  }
+  const int cols_per_block = kThreads / G * cols_per_group;
+  const int col_blocks = (p.n + cols_per_block - 1) / cols_per_block;
+  int splits = 1, rows_per_split = p.m;
+  if (split) {
+    // Fill one wave of resident blocks; each split a multiple of the unrolled row step (512
+    // rows, keeping float4 alignment) and at least 1024 rows. With enough columns for a wave
+    // this is one launch, the same as t_lanegroup with G = 32.
+    const int slots = device_slots(reinterpret_cast<const void*>(kern), kThreads, 0);
+    splits = std::max(1, std::min(slots / col_blocks, p.m / 1024));
+    if (splits > 65535) splits = 65535;
+    rows_per_split = (p.m + splits - 1) / splits;
+    rows_per_split = (rows_per_split + 511) / 512 * 512;
+    splits = (p.m + rows_per_split - 1) / rows_per_split;
+  }
+  if (splits == 1) {
+    kern<<<dim3(unsigned(col_blocks), 1u), kThreads, 0, s>>>(g, p.m, nullptr);
+    return cudaGetLastError();
+  }
+  float* part = nullptr;
+  cudaError_t e = scratch_alloc(&part, size_t(splits) * size_t(p.n), s);
+  if (e != cudaSuccess) return e;
+  kern<<<dim3(unsigned(col_blocks), unsigned(splits)), kThreads, 0, s>>>(g, rows_per_split, part);
+  e = cudaGetLastError();
+  if (e == cudaSuccess) e = reduce_partials(part, splits, p.n, p.alpha, p.beta, g.y0, g.incy, s);
+  scratch_free(part, s);
+  return e;
+}
+
+}  // namespace sgemv_detail
+}  // namespace myblas

@@ -1,0 +1,292 @@
+// Every SGEMV kernel (ladder rungs and production) called directly on device pointers and
+// compared with OpenBLAS: sizes off every tile (1, 3, 31, 33, 1000, 4097, 100000 x 3, ...),
+// both transposes, increments in {-3, -1, 1, 2}, padded lda with guards that must survive,
+// NaN in y with beta == 0, operands misaligned by one float, alpha == 0, and two runs that must
+// agree bit for bit. Error bound per element: (len(x) + 2) * 4 * eps * (|alpha| sum |a||x| + |beta y|).
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/data.h"
+#include "common/reference.h"
+#include "kernels/sgemv.h"
+
+namespace {
+
+using myblas::SgemvKernel;
+
+bool have_gpu(std::string* why) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    *why = std::string("cudaGetDeviceCount failed: ") + cudaGetErrorString(e);
+    return false;
+  }
+  if (count == 0) {
+    *why = "no CUDA device";
+    return false;
+  }
+  return true;
+}
+
+#define REQUIRE_GPU()                                                   \
+  do {                                                                  \
+    std::string why_;                                                   \
+    if (!have_gpu(&why_)) GTEST_SKIP() << "SGEMV kernels need a GPU: " << why_; \
+  } while (0)
+
+// A host buffer mirrored on the device, optionally one float past an aligned address.
+struct DevBuf {
+  float* base = nullptr;  // allocation
+  float* ptr = nullptr;   // where the host buffer's first element lives
+  size_t count = 0;
+  DevBuf(const std::vector<float>& host, int offset) : count(host.size()) {
+    EXPECT_EQ(cudaMalloc(reinterpret_cast<void**>(&base), (count + 4) * sizeof(float)), cudaSuccess);
+    ptr = base + offset;
+    upload(host);
+  }
+  ~DevBuf() { cudaFree(base); }
+  void upload(const std::vector<float>& host) {
+    EXPECT_EQ(cudaMemcpy(ptr, host.data(), count * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  }
+  void download(std::vector<float>* host) const {
+    EXPECT_EQ(cudaMemcpy(host->data(), ptr, count * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  }
+};
+
+struct Case {
+  char t;
+  int m, n, lda, incx, incy;
+  float alpha, beta;
+  int offset;  // floats added to the A, x and y addresses (1: misaligned)
+  std::string str() const {
+    std::ostringstream o;
+    o << t << " m=" << m << " n=" << n << " lda=" << lda << " incx=" << incx << " incy=" << incy
+      << " alpha=" << alpha << " beta=" << beta << " offset=" << offset;
+    return o.str();
+  }
+};
+
+// Runs one case; returns false (with a failure already reported) on any mismatch.
+void run_case(SgemvKernel k, const Case& c, int* ran) {
+  SCOPED_TRACE(std::string(myblas::sgemv_kernel_name(k)) + " " + c.str() + " seed " +
+               std::to_string(mbtest::test_seed()));
+  std::mt19937_64 rng(mbtest::test_seed() ^ (uint64_t(c.m) * 7919u + uint64_t(c.n) * 104729u +
+                                             uint64_t(c.incx + 8) * 31u + uint64_t(c.incy + 8)));
+  const int lx = c.t == 'N' ? c.n : c.m, ly = c.t == 'N' ? c.m : c.n;
+  mbtest::Matrix a(c.m, c.n, c.lda, rng);
+  mbtest::Vector x(lx, c.incx, rng), y(ly, c.incy, rng);
+  mbtest::Vector y0 = y;  // clean initial y for the reference
+  if (c.beta == 0.f) y.fill_nan();
+
+  myblas::GemvProblem p;
+  p.ta = c.t == 'N' ? myblas::Op::N : myblas::Op::T;
+  p.m = c.m;
+  p.n = c.n;
+  p.alpha = c.alpha;
+  p.beta = c.beta;
+  p.lda = c.lda;
+  p.incx = c.incx;
+  p.incy = c.incy;
+  p.mem_a = p.mem_x = p.mem_y = myblas::Mem::device;
+
+  DevBuf da(a.buf, c.offset), dx(x.buf, c.offset), dy(y.buf, c.offset);
+  p.a = da.ptr + mbtest::Matrix::kPad;
+  p.x = dx.ptr + mbtest::Vector::kPad;
+  p.y = dy.ptr + mbtest::Vector::kPad;
+
+  const char* reason = myblas::sgemv_can_implement(k, p);
+  const bool other_trans =
+      (k == SgemvKernel::n_rowblock || k == SgemvKernel::n_rowblock_split) ? c.t != 'N'
+      : (k == SgemvKernel::t_lanegroup || k == SgemvKernel::t_lanegroup_split) ? c.t == 'N'
+                                                                                 : false;
+  const bool too_long_x = k == SgemvKernel::x_constant && lx > 16384;
+  if (other_trans || too_long_x) {
+    EXPECT_NE(reason, nullptr) << "must refuse this problem";
+    return;
+  }
+  ASSERT_EQ(reason, nullptr) << "refused: " << reason;
+
+  // Reference (OpenBLAS) on the clean y: with beta == 0 the result must not depend on y.
+  mbtest::Vector want = y0;
+  mbtest::ref_sgemv(c.t, c.m, c.n, c.alpha, a.data(), c.lda, x.data(), c.incx, c.beta, want.data(),
+                    c.incy);
+
+  ASSERT_EQ(myblas::sgemv_run(k, p, nullptr), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  mbtest::Vector got = y;
+  dy.download(&got.buf);
+  // Second run from the same y: bitwise the same result.
+  dy.upload(y.buf);
+  ASSERT_EQ(myblas::sgemv_run(k, p, nullptr), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  mbtest::Vector again = y;
+  dy.download(&again.buf);
+  EXPECT_EQ(std::memcmp(got.buf.data(), again.buf.data(), got.buf.size() * sizeof(float)), 0)
+      << "two runs differ";
+
+  std::vector<float> g(ly), w(ly);
+  std::vector<double> scale(ly);
+  for (int i = 0; i < ly; ++i) {
+    g[size_t(i)] = got.at(i);
+    w[size_t(i)] = want.at(i);
+    double s = 0;
+    for (int l = 0; l < lx; ++l)
+      s += std::fabs(c.t == 'N' ? a.at(i, l) : a.at(l, i)) * std::fabs(x.at(l));
+    scale[size_t(i)] = std::fabs(c.alpha) * s + (c.beta == 0.f ? 0.0 : std::fabs(c.beta * y0.at(i)));
+  }
+  const mbtest::Worst wr =
+      mbtest::compare(g.data(), ly, w.data(), ly, scale, ly, 1, (lx + 2) * 4.0 * FLT_EPSILON);
+  EXPECT_LE(wr.ratio, 1.0) << "worst y[" << wr.i << "] got " << wr.got << " want " << wr.want
+                           << " (error/bound " << wr.ratio << ")";
+  EXPECT_EQ(got.damaged_guards(), 0) << "y's guards or gaps were written";
+  ++*ran;
+}
+
+std::vector<Case> cases() {
+  struct Shape { int m, n; };
+  const Shape shapes[] = {{1, 1},     {3, 3},      {31, 33},  {33, 31},     {64, 1000},
+                          {1000, 64}, {1000, 1000}, {4097, 33}, {33, 4097}, {100000, 3},
+                          {3, 100000}, {3000, 700}};
+  const int incs[] = {-3, -1, 1, 2};
+  const float ab[][2] = {{1.f, 0.f}, {-1.f, 1.f}, {0.5f, -0.5f}, {2.f, 0.f}, {-0.75f, 0.25f}};
+  std::vector<Case> out;
+  int rot = 0;
+  for (const Shape& s : shapes)
+    for (char t : {'N', 'T'}) {
+      const bool small = int64_t(s.m) * s.n <= 33 * 33;
+      // Leading dimensions: exact (often not a multiple of 4), rounded up to 4 (float4 path with
+      // ragged rows), and padded by 3.
+      const int ldas[] = {s.m, (s.m + 3) / 4 * 4, s.m + 3};
+      for (int li = 0; li < 3; ++li) {
+        for (int ix = 0; ix < 4; ++ix)
+          for (int iy = 0; iy < 4; ++iy) {
+            // Small shapes: every increment pair; larger ones: a rotating few.
+            if (!small && (ix + iy + li) % 5 != 0) continue;
+            const float* v = ab[rot++ % 5];
+            out.push_back({t, s.m, s.n, ldas[li], incs[ix], incs[iy], v[0], v[1], 0});
+          }
+      }
+      // Misaligned A, x and y (unit strides, so only the pointers are off).
+      out.push_back({t, s.m, s.n, (s.m + 3) / 4 * 4, 1, 1, 1.f, 0.f, 1});
+      out.push_back({t, s.m, s.n, (s.m + 3) / 4 * 4, -1, 2, 0.5f, 1.f, 1});
+    }
+  // alpha == 0: y := beta*y without reading A or x; beta == 0 with NaN in y gives zeros.
+  out.push_back({'N', 33, 31, 33, 2, -1, 0.f, 0.5f, 0});
+  out.push_back({'T', 31, 33, 31, 1, -3, 0.f, 0.f, 0});
+  return out;
+}
+
+class SgemvKernelTest : public ::testing::TestWithParam<SgemvKernel> {};
+
+TEST_P(SgemvKernelTest, MatchesOpenBlas) {
+  REQUIRE_GPU();
+  const SgemvKernel k = GetParam();
+  int ran = 0;
+  for (const Case& c : cases()) {
+    run_case(k, c, &ran);
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_GT(ran, 100) << "too few cases ran";
+}
+
+std::vector<SgemvKernel> all_kernels() {
+  std::vector<SgemvKernel> v;
+  for (int i = 0; i < myblas::kSgemvKernelCount; ++i) v.push_back(SgemvKernel(i));
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, SgemvKernelTest, ::testing::ValuesIn(all_kernels()),
+                         [](const ::testing::TestParamInfo<SgemvKernel>& i) {
+                           return std::string(myblas::sgemv_kernel_name(i.param));
+                         });
+
+TEST(SgemvKernelTable, NamesRoundTrip) {
+  for (SgemvKernel k : all_kernels()) {
+    SgemvKernel back;
+    ASSERT_TRUE(myblas::sgemv_kernel_from_name(myblas::sgemv_kernel_name(k), &back));
+    EXPECT_EQ(back, k);
+  }
+  SgemvKernel dummy;
+  EXPECT_FALSE(myblas::sgemv_kernel_from_name("sgemv_fast", &dummy));
+  EXPECT_FALSE(myblas::sgemv_kernel_from_name(nullptr, &dummy));
+}
+
+TEST(SgemvKernelTable, ChooseReturnsAProductionKernelThatCanRun) {
+  float dummy[4];
+  for (char t : {'N', 'T'})
+    for (int m : {1, 64, 256, 1000, 4096, 100000, 1048576})
+      for (int n : {1, 64, 256, 1000, 4096, 100000, 1048576}) {
+        myblas::GemvProblem p;
+        p.ta = t == 'N' ? myblas::Op::N : myblas::Op::T;
+        p.m = m;
+        p.n = n;
+        p.lda = m;
+        p.a = p.x = dummy;
+        p.y = dummy;
+        const SgemvKernel k = myblas::sgemv_choose(p);
+        EXPECT_TRUE(myblas::sgemv_kernel_is_production(k)) << t << " " << m << "x" << n;
+        EXPECT_EQ(myblas::sgemv_can_implement(k, p), nullptr) << t << " " << m << "x" << n;
+      }
+}
+
+// Rows and columns past 2^31 elements of A: 64-bit offsets (needs 8.6 GB; skipped if absent).
+TEST(SgemvKernelTest64, DeviceLargeOffsets) {
+  REQUIRE_GPU();
+  const int m = 3, n = 1 << 20, lda = 2100;  // last column starts at 2.2e9 elements
+  const size_t count = size_t(lda) * (n - 1) + m;
+  size_t free_b = 0, total_b = 0;
+  cudaMemGetInfo(&free_b, &total_b);
+  if (free_b < count * sizeof(float) + (1u << 30)) GTEST_SKIP() << "not enough device memory";
+  float *a, *x, *y;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&a), count * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&x), n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&y), n * sizeof(float)), cudaSuccess);
+  // A = 0 except the last column (rows 0..2) = 1, 2, 3; x = 1 everywhere.
+  ASSERT_EQ(cudaMemset(a, 0, count * sizeof(float)), cudaSuccess);
+  const float last[3] = {1.f, 2.f, 3.f};
+  ASSERT_EQ(cudaMemcpy(a + size_t(lda) * (n - 1), last, sizeof last, cudaMemcpyHostToDevice), cudaSuccess);
+  std::vector<float> ones(size_t(n), 1.f);
+  ASSERT_EQ(cudaMemcpy(x, ones.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  for (SgemvKernel k : all_kernels()) {
+    for (char t : {'N', 'T'}) {
+      myblas::GemvProblem p;
+      p.ta = t == 'N' ? myblas::Op::N : myblas::Op::T;
+      p.m = m;
+      p.n = n;
+      p.lda = lda;
+      p.a = a;
+      p.x = x;
+      p.y = y;
+      if (myblas::sgemv_can_implement(k, p)) continue;
+      if (k == SgemvKernel::thread_per_row || k == SgemvKernel::warp_per_column ||
+          k == SgemvKernel::x_shared)
+        if (t == 'N') continue;  // 3 threads walking 2^20 columns: correct but slow
+      ASSERT_EQ(myblas::sgemv_run(k, p, nullptr), cudaSuccess);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      if (t == 'N') {
+        float got[3];
+        ASSERT_EQ(cudaMemcpy(got, y, sizeof got, cudaMemcpyDeviceToHost), cudaSuccess);
+        EXPECT_EQ(got[0], 1.f) << myblas::sgemv_kernel_name(k);
+        EXPECT_EQ(got[2], 3.f) << myblas::sgemv_kernel_name(k);
+      } else {
+        float got[2];
+        ASSERT_EQ(cudaMemcpy(got, y + n - 2, sizeof got, cudaMemcpyDeviceToHost), cudaSuccess);
+        EXPECT_EQ(got[0], 0.f) << myblas::sgemv_kernel_name(k);
+        EXPECT_EQ(got[1], 6.f) << myblas::sgemv_kernel_name(k);
+      }
+    }
+  }
+  cudaFree(a);
+  cudaFree(x);
+  cudaFree(y);
+}
+
+}  // namespace
