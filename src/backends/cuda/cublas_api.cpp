@@ -70,7 +70,7 @@ const CublasApi* cublas_api(std::string* why) {
   return &l.api;
 }
 
-cublasHandle_t cublas_handle(int device, cudaStream_t stream, std::string* why) {
+cublasHandle_t cublas_handle(int device, cudaStream_t stream, cublasMath_t math, std::string* why) {
   const CublasApi* api = cublas_api(why);
   if (!api) return nullptr;
   if (device < 0) return nullptr;
@@ -83,10 +83,11 @@ cublasHandle_t cublas_handle(int device, cudaStream_t stream, std::string* why) 
       *why = std::string("cublasCreate failed: ") + api->status_string(s);
       return nullptr;
     }
-    // Default math never uses TF32 for FP32 SGEMM (only CUBLAS_TF32_TENSOR_OP_MATH would, and
-    // NVIDIA_TF32_OVERRIDE can only switch TF32 off); tests/gpu checks FP32 accuracy with the
-    // override set. FP16 GemmEx with FP32 compute keeps its tensor cores.
-    api->set_math_mode(h, CUBLAS_DEFAULT_MATH);
+  }
+  cublasStatus_t m = api->set_math_mode(h, math);
+  if (m != CUBLAS_STATUS_SUCCESS) {
+    *why = std::string("cublasSetMathMode failed: ") + api->status_string(m);
+    return nullptr;
   }
   cublasStatus_t s = api->set_stream(h, stream);
   if (s != CUBLAS_STATUS_SUCCESS) {

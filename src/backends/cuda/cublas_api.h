@@ -25,7 +25,10 @@ struct CublasApi {
 
 // nullptr when cuBLAS cannot be loaded (*why says why).
 const CublasApi* cublas_api(std::string* why);
-// This thread's handle for the current device, bound to `stream`; nullptr on failure.
-cublasHandle_t cublas_handle(int device, cudaStream_t stream, std::string* why);
+// This thread's handle for `device`, bound to `stream` and set to `math`; nullptr on failure.
+// FP32 routines use CUBLAS_PEDANTIC_MATH: under the default mode, NVIDIA_TF32_OVERRIDE=1 turns
+// SGEMM into TF32 (measured on the H100: 20x over the FP32 error bound). HGEMM uses
+// CUBLAS_DEFAULT_MATH, which keeps its FP16 tensor cores with FP32 accumulation.
+cublasHandle_t cublas_handle(int device, cudaStream_t stream, cublasMath_t math, std::string* why);
 
 }  // namespace myblas

@@ -135,7 +135,8 @@ bool cublas_gemm(const GemmProblem& p, std::string* why) {
     if (!matrix_in(p.a, p.mem_a, owner_a, dev, p.lda, p.a_rows(), p.a_cols(), es, true, s, &a, why) ||
         !matrix_in(p.b, p.mem_b, owner_b, dev, p.ldb, p.b_rows(), p.b_cols(), es, true, s, &b, why))
       return false;
-    cublasHandle_t h = cublas_handle(dev, s, why);
+    cublasHandle_t h = cublas_handle(
+        dev, s, p.routine == Routine::hgemm ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH, why);
     if (!h) return false;
     const CublasApi* api = cublas_api(why);
     const cublasOperation_t ta = p.ta == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T;
@@ -220,7 +221,7 @@ bool cublas_gemv(const GemvProblem& p, std::string* why) {
       x = static_cast<const float*>(xbuf.get());
       incx = p.incx > 0 ? 1 : -1;
     }
-    cublasHandle_t h = cublas_handle(dev, s, why);
+    cublasHandle_t h = cublas_handle(dev, s, CUBLAS_PEDANTIC_MATH, why);
     if (!h) return false;
     const CublasApi* api = cublas_api(why);
     cublasStatus_t st = fault_injected("cublas") ? CUBLAS_STATUS_EXECUTION_FAILED : api->sgemv(h, p.ta == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T, p.m, p.n,
