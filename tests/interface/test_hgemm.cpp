@@ -2,6 +2,8 @@
 // binary16 inputs: the one rounding of the FP32 result to binary16 is in the bound.
 #include <gtest/gtest.h>
 
+#include <cfloat>
+#include <cmath>
 #include <memory>
 
 #include "gemm_suite.h"
@@ -102,6 +104,68 @@ void rounds_once(Mem where) {
       }
 }
 
+// Cancellation: C0 is minus A*B rounded to binary16, so the result is the small residual.
+// Rounding once, it is within half a binary16 ulp of itself plus the FP32 accumulation error;
+// rounding alpha*AB to binary16 first (as cuBLAS GemmEx with binary16 C does) or reducing
+// split-K partial sums in binary16 is off by up to half an ulp of |AB|, i.e. many ulps of the
+// residual. Shapes where cuBLAS was seen to do that on the H100 (16^3; 138 x 8 x 144).
+void cancellation_rounds_once(Mem where) {
+  std::mt19937_64 rng(mbtest::test_seed() + 5);
+  struct Shape { int m, n, k; };
+  for (Shape sh : {Shape{16, 16, 16}, Shape{138, 8, 144}, Shape{64, 64, 256}}) {
+    const int m = sh.m, n = sh.n, k = sh.k;
+    HalfMatrix a(m, k, m, rng), b(k, n, k, rng), c(m, n, m, rng);
+    std::vector<double> exact(size_t(m) * n), abs_sum(size_t(m) * n);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) {
+        double s = 0, t = 0;
+        for (int l = 0; l < k; ++l) {
+          s += double(value(a, i, l)) * value(b, l, j);
+          t += std::fabs(double(value(a, i, l)) * value(b, l, j));
+        }
+        const uint16_t c0 = myblas_float_to_half(-float(s));
+        c.data()[i + j * m] = c0;
+        exact[size_t(i) + size_t(j) * m] = s + myblas_half_to_float(c0);
+        abs_sum[size_t(i) + size_t(j) * m] = t;
+      }
+    std::unique_ptr<DeviceMirror> da, db, dc;
+    uint16_t *pa = a.data(), *pb = b.data(), *pc = c.data();
+    if (where == Mem::device) {
+      da.reset(new DeviceMirror(a.buf.data(), a.buf.size() * 2));
+      db.reset(new DeviceMirror(b.buf.data(), b.buf.size() * 2));
+      dc.reset(new DeviceMirror(c.buf.data(), c.buf.size() * 2));
+      ASSERT_TRUE(da->ok() && db->ok() && dc->ok()) << "cudaMalloc/cudaMemcpy failed";
+      pa = static_cast<uint16_t*>(da->get()) + HalfMatrix::kPad;
+      pb = static_cast<uint16_t*>(db->get()) + HalfMatrix::kPad;
+      pc = static_cast<uint16_t*>(dc->get()) + HalfMatrix::kPad;
+    }
+    const uint16_t one = myblas_float_to_half(1.f);
+    hgemm_("N", "N", &m, &n, &k, &one, pa, &m, pb, &k, &one, pc, &m);
+    if (dc) ASSERT_TRUE(dc->copy_back(c.buf.data())) << dc->error();
+    double worst = 0;
+    int wi = -1;
+    for (int e = 0; e < m * n; ++e) {
+      const double want = exact[size_t(e)], got = myblas_half_to_float(c.data()[e]);
+      // half a binary16 ulp of the result (2^-11 relative, 2^-25 absolute near zero) plus
+      // the FP32 accumulation error
+      const double bound = std::fabs(want) * std::ldexp(1.0, -11) + std::ldexp(1.0, -25) +
+                           (k + 2) * 2.0 * FLT_EPSILON * abs_sum[size_t(e)];
+      const double r = std::fabs(got - want) / bound;
+      if (!(r <= worst)) {
+        worst = r;
+        wi = e;
+      }
+    }
+    EXPECT_LE(worst, 1.0) << "m=" << m << " n=" << n << " k=" << k << " mem=" << mem_char(where)
+                          << " worst C(" << wi % m << "," << wi / m << ") got "
+                          << myblas_half_to_float(c.data()[wi]) << " want " << exact[size_t(wi)]
+                          << " | " << run_context();
+    EXPECT_EQ(c.damaged_guards(), 0);
+  }
+}
+
+TEST(Hgemm, CancellationRoundsOnce) { cancellation_rounds_once(Mem::host); }
+
 TEST(Hgemm, EveryTransposeOnEveryEntryPoint) { every_transpose<Hgemm>(); }
 TEST(Hgemm, SmallSizesIncludingZero) { small_sizes<Hgemm>(); }
 TEST(Hgemm, Size1000) { large_sizes<Hgemm>(); }
@@ -128,6 +192,10 @@ TEST(HgemmDevice, NanAndQuickReturnsOnDevice) {
 TEST(HgemmDevice, RoundsToBinary16Once) {
   IFACE_REQUIRE_GPU();
   rounds_once(Mem::device);
+}
+TEST(HgemmDevice, CancellationRoundsOnce) {
+  IFACE_REQUIRE_GPU();
+  cancellation_rounds_once(Mem::device);
 }
 TEST(HgemmDevice, DeviceOperandsTakeGpuPath) {
   IFACE_REQUIRE_GPU();
