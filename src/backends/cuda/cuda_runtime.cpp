@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <vector>
 
 #include "core/log.h"
 
@@ -139,9 +140,42 @@ DeviceBuffer::~DeviceBuffer() {
   if (ptr_) cudaFreeAsync(ptr_, stream_);
 }
 
+namespace {
+// myblas's own stream-ordered pool per device. The default pool gives memory back to the
+// driver at every synchronisation, so each call would map its scratch anew (tens of us for
+// tens of MB); ours keeps up to kPoolKeep cached, and leaves the program's default pool as it was.
+constexpr uint64_t kPoolKeep = 256ull << 20;
+std::mutex g_pool_mutex;
+std::vector<cudaMemPool_t> g_pools;
+
+cudaMemPool_t pool_for_current_device() {
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return nullptr;
+  std::lock_guard<std::mutex> lock(g_pool_mutex);
+  if (size_t(dev) >= g_pools.size()) g_pools.resize(size_t(dev) + 1, nullptr);
+  cudaMemPool_t& pool = g_pools[size_t(dev)];
+  if (!pool) {
+    cudaMemPoolProps props{};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = dev;
+    if (cudaMemPoolCreate(&pool, &props) != cudaSuccess) {
+      cudaGetLastError();
+      pool = nullptr;
+      return nullptr;
+    }
+    uint64_t keep = kPoolKeep;
+    cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+  }
+  return pool;
+}
+}  // namespace
+
 cudaError_t DeviceBuffer::allocate(size_t bytes, cudaStream_t stream) {
   stream_ = stream;
   if (bytes == 0) bytes = 4;
+  if (cudaMemPool_t pool = pool_for_current_device())
+    return cudaMallocFromPoolAsync(&ptr_, bytes, pool, stream);
   return cudaMallocAsync(&ptr_, bytes, stream);
 }
 
