@@ -1,6 +1,12 @@
 #include "dispatch/dispatch.h"
 
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <initializer_list>
+#include <utility>
 #include <string>
 
 #include "backends/cpu/cpu_backend.h"
@@ -99,6 +105,41 @@ Path execute(const Rule& rule, const Problem& p, const char* routine,
 
 std::string mems(Mem a, Mem b, Mem c) { return {mem_char(a), mem_char(b), mem_char(c)}; }
 
+// Whether the first and last byte of [p, p+bytes) can be read by this process, asked of the
+// kernel (process_vm_readv fails with EFAULT instead of faulting). Device memory of a lost
+// CUDA context is address space reserved without access, so this tells it from host memory.
+bool host_readable(const void* p, size_t bytes) {
+  if (bytes == 0) return true;
+  char probe[1];
+  for (const char* q : {static_cast<const char*>(p), static_cast<const char*>(p) + bytes - 1}) {
+    struct iovec local {probe, 1}, remote{const_cast<char*>(q), 1};
+    if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != 1) return errno == ENOSYS || errno == EPERM;
+  }
+  return true;
+}
+
+// With the GPU lost, operands can no longer be located: the CPU path runs only on memory it can
+// read, and anything else is reported instead of crashing the program.
+bool operands_readable(std::initializer_list<std::pair<const void*, size_t>> spans, const char* routine) {
+  for (const auto& s : spans)
+    if (!host_readable(s.first, s.second)) {
+      warn_once(std::string("unreadable:") + routine,
+                std::string("error: ") + routine + " was passed memory the CPU cannot read (device "
+                "memory, but CUDA is unusable in this process: a fork child, or the context was "
+                "lost); the call did nothing");
+      return false;
+    }
+  return true;
+}
+
+// Bytes from the first to the last element of a column-major block / strided vector.
+size_t span_bytes(int rows, int cols, int64_t ld, size_t es) {
+  return rows > 0 && cols > 0 ? (size_t(cols - 1) * size_t(ld) + size_t(rows)) * es : 0;
+}
+size_t vec_bytes(int len, int inc) {
+  return len > 0 ? (size_t(len - 1) * size_t(inc < 0 ? -int64_t(inc) : inc) + 1) * 4 : 0;
+}
+
 }  // namespace
 
 void run_gemm(GemmProblem& p) {
@@ -112,6 +153,17 @@ void run_gemm(GemmProblem& p) {
       locate(p.b, &p.mem_b, &p.dev_b, &run_dev);
     }
     p.device = run_dev;
+  }
+  if (!gpu && gpu_lost()) {
+    const size_t es = p.elem_size();
+    const bool ab = !p.scale_only();
+    if (!operands_readable({{p.c, span_bytes(p.m, p.n, p.ldc, es)},
+                            {ab ? p.a : nullptr, ab ? span_bytes(p.a_rows(), p.a_cols(), p.lda, es) : 0},
+                            {ab ? p.b : nullptr, ab ? span_bytes(p.b_rows(), p.b_cols(), p.ldb, es) : 0}},
+                           routine_name(p.routine))) {
+      set_last_path(Path::none);
+      return;
+    }
   }
   const Request req{p.routine, backend_setting(), gpu, p.any_device()};
   const Rule& rule = choose(req);
@@ -136,6 +188,16 @@ void run_gemv(GemvProblem& p) {
       locate(p.x, &p.mem_x, &p.dev_x, &run_dev);
     }
     p.device = run_dev;
+  }
+  if (!gpu && gpu_lost()) {
+    const bool ax = !p.scale_only();
+    if (!operands_readable({{p.y, vec_bytes(p.len_y(), p.incy)},
+                            {ax ? p.a : nullptr, ax ? span_bytes(p.m, p.n, p.lda, 4) : 0},
+                            {ax ? p.x : nullptr, ax ? vec_bytes(p.len_x(), p.incx) : 0}},
+                           "sgemv")) {
+      set_last_path(Path::none);
+      return;
+    }
   }
   const Request req{Routine::sgemv, backend_setting(), gpu, p.any_device()};
   const Rule& rule = choose(req);

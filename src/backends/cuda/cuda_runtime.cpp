@@ -84,9 +84,16 @@ bool probe() {
 }
 }  // namespace
 
-bool gpu_available() {
+bool gpu_present() {
   static const bool present = probe();
-  return present && !g_gpu_disabled.load(std::memory_order_relaxed);
+  return present;
+}
+
+bool gpu_available() { return gpu_present() && !g_gpu_disabled.load(std::memory_order_relaxed); }
+
+bool gpu_lost() {
+  // A fork child never probed in its parent's place: it inherits g_cuda_touched/g_gpu_disabled.
+  return g_gpu_disabled.load(std::memory_order_relaxed);
 }
 
 Mem classify_pointer(const void* p, int* device) {

@@ -13,6 +13,9 @@ namespace myblas {
 // True when a CUDA device can be used by this process: a driver and a device exist,
 // the process is not a fork child of a CUDA parent, and no sticky error was seen.
 bool gpu_available();
+// True when a GPU was found but can no longer be used (fork child of a CUDA process, or a
+// sticky error): device pointers may still be passed to us but cannot be classified or read.
+bool gpu_lost();
 // Classifies p with cudaPointerGetAttributes; sets *device for device/managed memory.
 // Without a usable GPU every pointer is host memory.
 Mem classify_pointer(const void* p, int* device);
