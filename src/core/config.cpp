@@ -26,6 +26,7 @@ Config load() {
   c.verbose = v.empty() ? 0 : std::atoi(v.c_str());
   c.log_file = env("MYBLAS_LOG");
   c.test_fault = env("MYBLAS_TEST_FAULT");
+  c.sgemv_kernel = env("MYBLAS_SGEMV_KERNEL");
   return c;
 }
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <initializer_list>
 #include <utility>
 #include <string>
@@ -15,6 +16,7 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "interface/entry.h"
+#include "kernels/sgemv.h"
 
 namespace myblas {
 
@@ -39,12 +41,44 @@ const char* path_name(Path p) {
 
 namespace {
 
-// What the rules look at. Later issues add shape regions from a measured table.
+// The measured SGEMV table: per transpose and benchmarked shape, the path that was fastest on
+// device pointers on the H100 (generated from bench/results by bench/make_sgemv_table.py; a
+// kernel is listed only where it beat cuBLAS in every run). A call uses the entry of the
+// nearest benchmarked shape (distance in log2 m, log2 n).
+constexpr SgemvKernel kCublas = static_cast<SgemvKernel>(-1);
+struct SgemvEntry {
+  Op t;
+  int m, n;
+  SgemvKernel kernel;  // kCublas: cuBLAS was as fast or faster
+  float ratio;         // worst t_cublas / t_kernel over the runs
+};
+constexpr SgemvEntry kSgemvTable[] = {
+#include "dispatch/sgemv_table.inc"
+};
+
+const SgemvEntry& nearest_sgemv_entry(const GemvProblem& p) {
+  const SgemvEntry* best = nullptr;
+  double best_d = 0;
+  for (const SgemvEntry& e : kSgemvTable) {
+    if (e.t != p.ta) continue;
+    const double dm = std::log2(double(p.m) / e.m), dn = std::log2(double(p.n) / e.n);
+    const double d = dm * dm + dn * dn;
+    if (!best || d < best_d) {
+      best = &e;
+      best_d = d;
+    }
+  }
+  return *best;
+}
+
+// What the rules look at.
 struct Request {
   Routine routine;
   Backend backend;
   bool gpu;          // a usable GPU is present
   bool any_device;   // some operand that will be read or written lives in device memory
+  bool has_kernel;   // we have a kernel for this routine that can run this problem
+  bool kernel_wins;  // the measured table says our kernel beats cuBLAS for this shape
 };
 
 struct Rule {
@@ -58,8 +92,11 @@ constexpr Rule kRules[] = {
     {"forced-cpu", [](const Request& r) { return r.backend == Backend::cpu; }, Path::cpu},
     {"no-gpu", [](const Request& r) { return !r.gpu; }, Path::cpu},
     {"forced-cublas", [](const Request& r) { return r.backend == Backend::cublas; }, Path::cublas},
-    // No hand-written kernels yet: MYBLAS_BACKEND=kernels runs on cuBLAS (warned once).
-    {"forced-kernels", [](const Request& r) { return r.backend == Backend::kernels; }, Path::cublas},
+    {"forced-kernels", [](const Request& r) { return r.backend == Backend::kernels && r.has_kernel; },
+     Path::kernels},
+    // Routines without a kernel of ours yet: MYBLAS_BACKEND=kernels runs them on cuBLAS.
+    {"forced-kernels-none", [](const Request& r) { return r.backend == Backend::kernels; }, Path::cublas},
+    {"auto-measured-kernel", [](const Request& r) { return r.any_device && r.kernel_wins; }, Path::kernels},
     {"auto-device-operands", [](const Request& r) { return r.any_device; }, Path::cublas},
     {"auto-host-operands", [](const Request&) { return true; }, Path::cpu},
 };
@@ -74,8 +111,6 @@ Backend backend_setting() {
   const Config& c = config();
   if (!c.backend_error.empty())
     warn_once("backend", "unknown MYBLAS_BACKEND '" + c.backend_error + "'; using auto");
-  if (c.backend == Backend::kernels)
-    warn_once("kernels", "MYBLAS_BACKEND=kernels: no hand-written kernels are built yet; using cuBLAS");
   return c.backend;
 }
 
@@ -85,12 +120,12 @@ void locate(const void* p, Mem* mem, int* dev, int* run_dev) {
 }
 
 // Runs the chosen path; a GPU failure is completed on the CPU with one warning per cause.
-template <typename Problem>
-Path execute(const Rule& rule, const Problem& p, const char* routine,
-             bool (*gpu)(const Problem&, std::string*), bool (*cpu)(const Problem&, std::string*)) {
+template <typename Problem, typename Gpu>
+Path execute(const Rule& rule, const Problem& p, const char* routine, Gpu gpu,
+             bool (*cpu)(const Problem&, std::string*)) {
   std::string why;
-  if (rule.path == Path::cublas) {
-    if (gpu(p, &why)) return Path::cublas;
+  if (rule.path == Path::cublas || rule.path == Path::kernels) {
+    if (gpu(rule.path, &why)) return rule.path;
     warn_once("fallback:" + why, std::string(routine) + " on the GPU: " + why +
                                      "; completing on the CPU");
   }
@@ -165,9 +200,14 @@ void run_gemm(GemmProblem& p) {
       return;
     }
   }
-  const Request req{p.routine, backend_setting(), gpu, p.any_device()};
+  const Backend backend = backend_setting();
+  if (backend == Backend::kernels)
+    warn_once("kernels-gemm", "MYBLAS_BACKEND=kernels: no hand-written GEMM kernels yet; "
+                              "SGEMM and HGEMM run on cuBLAS");
+  const Request req{p.routine, backend, gpu, p.any_device(), false, false};
   const Rule& rule = choose(req);
-  const Path path = execute<GemmProblem>(rule, p, routine_name(p.routine), cublas_gemm, cpu_gemm);
+  const Path path = execute(rule, p, routine_name(p.routine),
+                            [&p](Path, std::string* why) { return cublas_gemm(p, why); }, cpu_gemm);
   set_last_path(path);
   if (verbose()) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -199,15 +239,39 @@ void run_gemv(GemvProblem& p) {
       return;
     }
   }
-  const Request req{Routine::sgemv, backend_setting(), gpu, p.any_device()};
+  const Backend backend = backend_setting();
+  // Which kernel: MYBLAS_SGEMV_KERNEL when forced, else the measured table's, else our choice.
+  // (Only looked up when a GPU can run it: host-only calls pay nothing for the table.)
+  const SgemvEntry* entry = gpu ? &nearest_sgemv_entry(p) : nullptr;
+  SgemvKernel kernel = entry && entry->kernel != kCublas ? entry->kernel : sgemv_choose(p);
+  if (backend == Backend::kernels && !config().sgemv_kernel.empty()) {
+    SgemvKernel named;
+    if (sgemv_kernel_from_name(config().sgemv_kernel.c_str(), &named)) kernel = named;
+    else warn_once("sgemv-kernel", "unknown MYBLAS_SGEMV_KERNEL '" + config().sgemv_kernel + "'");
+  }
+  const bool can = gpu && sgemv_can_implement(kernel, p) == nullptr;
+  const Request req{Routine::sgemv, backend, gpu, p.any_device(), can,
+                    can && entry->kernel != kCublas};
   const Rule& rule = choose(req);
-  const Path path = execute<GemvProblem>(rule, p, "sgemv", cublas_gemv, cpu_gemv);
+  const Path path = execute(
+      rule, p, "sgemv",
+      [&p, kernel](Path chosen, std::string* why) {
+        return chosen == Path::kernels ? kernel_gemv(p, kernel, why) : cublas_gemv(p, why);
+      },
+      cpu_gemv);
   set_last_path(path);
   if (verbose()) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    log_line(strformat("sgemv %c m=%d n=%d incx=%d incy=%d mem(a,x,y)=%s path=%s rule=%s time=%.3f ms",
+    std::string detail;
+    if (path == Path::kernels || rule.path == Path::kernels) detail = std::string(" kernel=") + sgemv_kernel_name(kernel);
+    if (entry && backend == Backend::auto_)
+      detail += strformat(" table=%c:%dx%d:%s:%.3f", op_char(entry->t), entry->m, entry->n,
+                          entry->kernel == kCublas ? "cublas" : sgemv_kernel_name(entry->kernel),
+                          entry->ratio);
+    log_line(strformat("sgemv %c m=%d n=%d incx=%d incy=%d mem(a,x,y)=%s path=%s rule=%s%s time=%.3f ms",
                        op_char(p.ta), p.m, p.n, p.incx, p.incy,
-                       mems(p.mem_a, p.mem_x, p.mem_y).c_str(), path_name(path), rule.name, ms));
+                       mems(p.mem_a, p.mem_x, p.mem_y).c_str(), path_name(path), rule.name,
+                       detail.c_str(), ms));
   }
 }
 

@@ -186,7 +186,8 @@ bool cublas_gemm(const GemmProblem& p, std::string* why) {
   return true;
 }
 
-bool cublas_gemv(const GemvProblem& p, std::string* why) {
+namespace {
+bool gpu_gemv(const GemvProblem& p, const SgemvKernel* kernel, std::string* why) {
   cudaStream_t s = thread_stream();
   DeviceScope scope(p.device);
   MYBLAS_CUDA_TRY("device", scope.status(), "cudaSetDevice");
@@ -221,15 +222,28 @@ bool cublas_gemv(const GemvProblem& p, std::string* why) {
       x = static_cast<const float*>(xbuf.get());
       incx = p.incx > 0 ? 1 : -1;
     }
-    cublasHandle_t h = cublas_handle(dev, s, CUBLAS_PEDANTIC_MATH, why);
-    if (!h) return false;
-    const CublasApi* api = cublas_api(why);
-    cublasStatus_t st = fault_injected("cublas") ? CUBLAS_STATUS_EXECUTION_FAILED : api->sgemv(h, p.ta == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T, p.m, p.n,
-                                   &p.alpha, static_cast<const float*>(a.ptr), int(a.ld), x, incx,
-                                   &p.beta, y, incy);
-    if (st != CUBLAS_STATUS_SUCCESS) {
-      *why = std::string("cublasSgemv failed: ") + api->status_string(st);
-      return false;
+    if (kernel) {
+      GemvProblem q = p;  // the same problem on the device copies
+      q.a = static_cast<const float*>(a.ptr);
+      q.lda = int(a.ld);
+      q.x = x;
+      q.incx = incx;
+      q.y = y;
+      q.incy = incy;
+      MYBLAS_CUDA_TRY("launch", sgemv_run(*kernel, q, s), sgemv_kernel_name(*kernel));
+    } else {
+      cublasHandle_t h = cublas_handle(dev, s, CUBLAS_PEDANTIC_MATH, why);
+      if (!h) return false;
+      const CublasApi* api = cublas_api(why);
+      cublasStatus_t st = fault_injected("cublas")
+                              ? CUBLAS_STATUS_EXECUTION_FAILED
+                              : api->sgemv(h, p.ta == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T, p.m, p.n,
+                                           &p.alpha, static_cast<const float*>(a.ptr), int(a.ld),
+                                           x, incx, &p.beta, y, incy);
+      if (st != CUBLAS_STATUS_SUCCESS) {
+        *why = std::string("cublasSgemv failed: ") + api->status_string(st);
+        return false;
+      }
     }
   }
   if (!y_here) {  // as for C: the caller's y changes only once the whole result is back
@@ -251,5 +265,11 @@ bool cublas_gemv(const GemvProblem& p, std::string* why) {
   }
   return true;
 }
+
+}  // namespace
+
+bool cublas_gemv(const GemvProblem& p, std::string* why) { return gpu_gemv(p, nullptr, why); }
+
+bool kernel_gemv(const GemvProblem& p, SgemvKernel k, std::string* why) { return gpu_gemv(p, &k, why); }
 
 }  // namespace myblas

@@ -1,9 +1,10 @@
-// The cuBLAS path. Device operands are used in place; host operands are copied in and out
+// The GPU paths: cuBLAS, or our kernels for GEMV. Device operands are used in place; host operands are copied in and out
 // honouring their leading dimensions or increments; C (or y) is uploaded only when beta != 0.
 #pragma once
 #include <string>
 
 #include "core/problem.h"
+#include "kernels/sgemv.h"
 
 namespace myblas {
 
@@ -11,5 +12,7 @@ namespace myblas {
 // the caller then completes the call on the CPU.
 bool cublas_gemm(const GemmProblem& p, std::string* why);
 bool cublas_gemv(const GemvProblem& p, std::string* why);
+// The same staging around one of our SGEMV kernels (src/kernels/sgemv.h) instead of cuBLAS.
+bool kernel_gemv(const GemvProblem& p, SgemvKernel k, std::string* why);
 
 }  // namespace myblas
