@@ -245,9 +245,13 @@ void run_gemv(GemvProblem& p) {
   const SgemvEntry* entry = gpu ? &nearest_sgemv_entry(p) : nullptr;
   SgemvKernel kernel = entry && entry->kernel != kCublas ? entry->kernel : sgemv_choose(p);
   if (backend == Backend::kernels && !config().sgemv_kernel.empty()) {
+    // The named kernel takes the calls it can run (an N-only kernel leaves T calls to the
+    // measured choice).
     SgemvKernel named;
-    if (sgemv_kernel_from_name(config().sgemv_kernel.c_str(), &named)) kernel = named;
-    else warn_once("sgemv-kernel", "unknown MYBLAS_SGEMV_KERNEL '" + config().sgemv_kernel + "'");
+    if (!sgemv_kernel_from_name(config().sgemv_kernel.c_str(), &named))
+      warn_once("sgemv-kernel", "unknown MYBLAS_SGEMV_KERNEL '" + config().sgemv_kernel + "'");
+    else if (gpu && sgemv_can_implement(named, p) == nullptr)
+      kernel = named;
   }
   const bool can = gpu && sgemv_can_implement(kernel, p) == nullptr;
   const Request req{Routine::sgemv, backend, gpu, p.any_device(), can,
