@@ -3,7 +3,9 @@
 #include <cstring>
 #include <vector>
 
+#include "backends/cpu/cpu_backend.h"
 #include "backends/cuda/cublas_api.h"
+#include "backends/cuda/host_pipeline.h"
 #include "backends/cuda/cuda_runtime.h"
 #include "core/config.h"
 #include "core/log.h"
@@ -115,6 +117,21 @@ bool cublas_gemm(const GemmProblem& p, std::string* why) {
   cudaStream_t s = thread_stream();
   DeviceScope scope(p.device);
   MYBLAS_CUDA_TRY("device", scope.status(), "cudaSetDevice");
+  if (!p.scale_only() && p.mem_a == Mem::host && p.mem_b == Mem::host && p.mem_c == Mem::host) {
+    // Host arrays: the pipelined path. If it fails part-way, the columns it finished are
+    // final and the rest are untouched, so only those are completed on the CPU.
+    int done = 0;
+    if (pipeline_gemm(p, &done, why)) return true;
+    if (done == 0) return false;
+    warn_once("pipeline:" + *why, std::string(routine_name(p.routine)) + " on the GPU: " + *why +
+                                      "; completing the unfinished columns on the CPU");
+    GemmProblem rest = p;
+    rest.n = p.n - done;
+    rest.c = static_cast<unsigned char*>(p.c) + size_t(done) * size_t(p.ldc) * p.elem_size();
+    rest.b = static_cast<const unsigned char*>(p.b) +
+             (p.tb == Op::N ? size_t(done) * size_t(p.ldb) : size_t(done)) * p.elem_size();
+    return cpu_gemm(rest, why);
+  }
   int dev = run_device(p.device, scope.saved() >= 0 ? scope.saved() : 0);
   const size_t es = p.elem_size();
   // Operands on another device than the one we run on are staged like host memory

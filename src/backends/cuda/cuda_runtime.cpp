@@ -143,8 +143,11 @@ std::string note_cuda_error(cudaError_t e, const char* what) {
 cudaStream_t thread_stream() { return t_stream; }
 void set_thread_stream(cudaStream_t s) { t_stream = s; }
 
-DeviceBuffer::~DeviceBuffer() {
+DeviceBuffer::~DeviceBuffer() { release(); }
+
+void DeviceBuffer::release() {
   if (ptr_) cudaFreeAsync(ptr_, stream_);
+  ptr_ = nullptr;
 }
 
 namespace {

@@ -35,6 +35,7 @@ class DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   ~DeviceBuffer();
   cudaError_t allocate(size_t bytes, cudaStream_t stream);
+  void release();  // frees now (stream-ordered), before the stream it was allocated on goes
   void* get() const { return ptr_; }
 
  private:

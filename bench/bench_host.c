@@ -1,0 +1,177 @@
+/*
+ * bench_host: host-array SGEMM, SGEMV and HGEMM end to end, as an unmodified program sees
+ * them. The program calls sgemm_/sgemv_ through the dynamic linker, so the library answering
+ * is whichever is preloaded: run it with LD_PRELOAD=libmyblas.so.0 (path "myblas") or with
+ * LD_PRELOAD=libnvblas.so (path "nvblas", NVBLAS over OpenBLAS), or with `--openblas`, which
+ * dlopens OpenBLAS and calls it directly (path "openblas"; HGEMM there is widen + SGEMM +
+ * round, as a CPU program would do it). Time is the median wall time of the call(s).
+ * Output CSV: routine,path,m,n,k,time_ms,gflops   (k = 0 for SGEMV)
+ * usage: bench_host LABEL [--openblas] [--max N] [--skip-hgemm]
+ */
+#include <dlfcn.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef void (*sgemm_t)(const char *, const char *, const int *, const int *, const int *, const float *,
+                        const float *, const int *, const float *, const int *, const float *, float *,
+                        const int *);
+typedef void (*sgemv_t)(const char *, const int *, const int *, const float *, const float *, const int *,
+                        const float *, const int *, const float *, float *, const int *);
+typedef void (*hgemm_t)(const char *, const char *, const int *, const int *, const int *, const uint16_t *,
+                        const uint16_t *, const int *, const uint16_t *, const int *, const uint16_t *,
+                        uint16_t *, const int *);
+
+static sgemm_t g_sgemm;
+static sgemv_t g_sgemv;
+static hgemm_t g_hgemm; /* NULL: widen + sgemm + round */
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+static float rnd(unsigned *s) {
+  float v;
+  do {
+    *s = *s * 1664525u + 1013904223u;
+    v = (float)((*s >> 8) * (2.0 / 16777216.0) - 1.0);
+  } while (v == 0.f);
+  return v;
+}
+
+/* binary16 conversions for the widening path (round to nearest even) */
+static float h2f(uint16_t h) {
+  const uint32_t e = (h >> 10) & 31u, m = h & 1023u;
+  float v = e == 0 ? ldexpf((float)m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexpf((float)(m | 1024u), (int)e - 25);
+  return (h & 0x8000u) ? -v : v;
+}
+static uint16_t f2h(float f) {
+  uint32_t x, sign, ax, h, rem;
+  memcpy(&x, &f, 4);
+  sign = (x >> 16) & 0x8000u;
+  ax = x & 0x7fffffffu;
+  if (ax >= 0x7f800000u) return (uint16_t)(sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u : 0u));
+  if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);
+  if (ax < 0x38800000u) return (uint16_t)(sign | (uint16_t)lrintf(ldexpf(f < 0 ? -f : f, 24)));
+  h = (ax - 0x38000000u) >> 13;
+  rem = ax & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;
+  return (uint16_t)(sign | h);
+}
+
+static void hgemm_widen(int n, const uint16_t *a, const uint16_t *b, uint16_t *c, float *fa, float *fb, float *fc) {
+  const size_t nn = (size_t)n * n;
+  const float one = 1.f, zero = 0.f;
+  size_t i;
+  for (i = 0; i < nn; ++i) { fa[i] = h2f(a[i]); fb[i] = h2f(b[i]); }
+  g_sgemm("N", "N", &n, &n, &n, &one, fa, &n, fb, &n, &zero, fc, &n);
+  for (i = 0; i < nn; ++i) c[i] = f2h(fc[i]);
+}
+
+static int cmp(const void *x, const void *y) {
+  const double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+
+/* Checks 16 sampled entries of C = A*B (n x n, column-major) in double. */
+static int check(int n, const float *a, const float *b, const float *c) {
+  unsigned s = 99u;
+  int t, l;
+  for (t = 0; t < 16; ++t) {
+    int i, j;
+    double want = 0, mag = 0;
+    s = s * 1664525u + 1013904223u; i = (int)((s >> 8) % (unsigned)n);
+    s = s * 1664525u + 1013904223u; j = (int)((s >> 8) % (unsigned)n);
+    for (l = 0; l < n; ++l) {
+      want += (double)a[i + (size_t)l * n] * b[l + (size_t)j * n];
+      mag += fabs((double)a[i + (size_t)l * n] * b[l + (size_t)j * n]);
+    }
+    if (!(fabs(c[i + (size_t)j * n] - want) <= (n + 2) * 4 * 1.1920929e-7 * mag)) return 0;
+  }
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  const char *label = argc > 1 ? argv[1] : "symbol";
+  int direct = 0, maxn = 16384, skip_h = 0, a, i;
+  static const int sizes[] = {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384};
+  for (a = 2; a < argc; ++a) {
+    if (!strcmp(argv[a], "--openblas")) direct = 1;
+    else if (!strcmp(argv[a], "--max") && a + 1 < argc) maxn = atoi(argv[++a]);
+    else if (!strcmp(argv[a], "--skip-hgemm")) skip_h = 1;
+  }
+  if (direct) {
+    void *h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (!h) { fprintf(stderr, "cannot load OpenBLAS: %s\n", dlerror()); return 2; }
+    g_sgemm = (sgemm_t)dlsym(h, "sgemm_");
+    g_sgemv = (sgemv_t)dlsym(h, "sgemv_");
+  } else {
+    g_sgemm = (sgemm_t)dlsym(RTLD_DEFAULT, "sgemm_");
+    g_sgemv = (sgemv_t)dlsym(RTLD_DEFAULT, "sgemv_");
+    g_hgemm = (hgemm_t)dlsym(RTLD_DEFAULT, "hgemm_");
+  }
+  if (!g_sgemm || !g_sgemv) { fprintf(stderr, "no sgemm_/sgemv_ found\n"); return 2; }
+  printf("routine,path,m,n,k,time_ms,gflops\n");
+  for (i = 0; i < (int)(sizeof sizes / sizeof sizes[0]) && sizes[i] <= maxn; ++i) {
+    const int n = sizes[i];
+    const size_t nn = (size_t)n * n;
+    const int reps = n >= 8192 ? 3 : n >= 2048 ? 5 : 9;
+    float *A = malloc(nn * 4), *B = malloc(nn * 4), *C = malloc(nn * 4);
+    double t[9];
+    unsigned s = 7u + (unsigned)n;
+    size_t e;
+    int r;
+    const float one = 1.f, zero = 0.f;
+    if (!A || !B || !C) return 2;
+    for (e = 0; e < nn; ++e) { A[e] = rnd(&s); B[e] = rnd(&s); C[e] = rnd(&s); }
+    /* Small calls are timed in groups of `inner` so that one sample lasts about a ms. */
+    const int inner = n >= 512 ? 1 : (int)(2e8 / (2.0 * n * n * n)) + 1;
+    const int inner_v = n >= 8192 ? 1 : (int)(1e7 / (2.0 * n * n)) + 1;
+    int q;
+    g_sgemm("N", "N", &n, &n, &n, &one, A, &n, B, &n, &zero, C, &n); /* warm-up (and GPU start) */
+    for (r = 0; r < reps; ++r) {
+      const double t0 = now_ms();
+      for (q = 0; q < inner; ++q) g_sgemm("N", "N", &n, &n, &n, &one, A, &n, B, &n, &zero, C, &n);
+      t[r] = (now_ms() - t0) / inner;
+    }
+    qsort(t, (size_t)reps, sizeof t[0], cmp);
+    if (!check(n, A, B, C)) { fprintf(stderr, "sgemm %d: WRONG RESULT (%s)\n", n, label); return 1; }
+    printf("sgemm,%s,%d,%d,%d,%.3f,%.1f\n", label, n, n, n, t[reps / 2], 2.0 * n * n * (double)n / t[reps / 2] / 1e6);
+    fflush(stdout);
+    if (n <= 16384) { /* SGEMV on the same A */
+      const int inc = 1;
+      g_sgemv("N", &n, &n, &one, A, &n, B, &inc, &zero, C, &inc);
+      for (r = 0; r < reps; ++r) {
+        const double t0 = now_ms();
+        for (q = 0; q < inner_v; ++q) g_sgemv("N", &n, &n, &one, A, &n, B, &inc, &zero, C, &inc);
+        t[r] = (now_ms() - t0) / inner_v;
+      }
+      qsort(t, (size_t)reps, sizeof t[0], cmp);
+      printf("sgemv,%s,%d,%d,0,%.3f,%.1f\n", label, n, n, t[reps / 2], 2.0 * n * (double)n / t[reps / 2] / 1e6);
+    }
+    if (!skip_h && n <= 8192) {
+      uint16_t *hA = malloc(nn * 2), *hB = malloc(nn * 2), *hC = malloc(nn * 2);
+      float *fc = g_hgemm ? NULL : malloc(nn * 4);
+      const uint16_t h1 = 0x3c00u, h0 = 0;
+      if (!hA || !hB || !hC) return 2;
+      for (e = 0; e < nn; ++e) { hA[e] = f2h(A[e]); hB[e] = f2h(B[e]); }
+      for (r = -1; r < reps; ++r) {
+        const double t0 = now_ms();
+        if (g_hgemm) g_hgemm("N", "N", &n, &n, &n, &h1, hA, &n, hB, &n, &h0, hC, &n);
+        else hgemm_widen(n, hA, hB, hC, A, B, fc);
+        if (r >= 0) t[r] = now_ms() - t0;
+      }
+      qsort(t, (size_t)reps, sizeof t[0], cmp);
+      printf("hgemm,%s,%d,%d,%d,%.3f,%.1f\n", label, n, n, n, t[reps / 2], 2.0 * n * n * (double)n / t[reps / 2] / 1e6);
+      free(hA); free(hB); free(hC); free(fc); /* (the widening path used A and B as scratch) */
+    }
+    fflush(stdout);
+    free(A); free(B); free(C);
+  }
+  return 0;
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Host-array SGEMM/SGEMV/HGEMM end to end through myblas, NVBLAS and OpenBLAS, one after the
+# other on the same machine (run on the GPU machine through .gpu/run.sh).
+#   bench/run_host_bench.sh BUILD_DIR OUT.csv [MAX_N]
+set -euo pipefail
+build=$1 out=$2 max=${3:-16384}
+bench=$build/bench/bench_host
+openblas=$(ldconfig -p | awk '/libopenblas.so.0/{print $NF; exit}')
+[ -n "$openblas" ] || openblas=$(find ${LD_LIBRARY_PATH//:/ } -name libopenblas.so.0 2>/dev/null | head -1)
+nvblas=$(ls /usr/local/cuda/lib64/libnvblas.so* 2>/dev/null | head -1 || true)
+{
+  echo "# bench_host: host arrays end to end (median wall time per call); $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "# device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo none); host cores: $(nproc); revision: $(git -C "$(dirname "$0")/.." rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "# command: bench/run_host_bench.sh $*   (OpenBLAS: $openblas, threads: ${OPENBLAS_NUM_THREADS:-all}; NVBLAS: ${nvblas:-missing})"
+} > "$out"
+LD_PRELOAD=$build/src/libmyblas.so.0 "$bench" myblas --max "$max" | tee -a "$out"
+"$bench" openblas --openblas --max $(( max < 8192 ? max : 8192 )) | grep -v '^routine' | tee -a "$out"
+if [ -n "$nvblas" ]; then
+  conf=$(mktemp)
+  printf 'NVBLAS_CPU_BLAS_LIB %s\nNVBLAS_GPU_LIST ALL\nNVBLAS_LOGFILE /dev/null\n' "$openblas" > "$conf"
+  NVBLAS_CONFIG_FILE=$conf LD_PRELOAD=$nvblas "$bench" nvblas --max "$max" --skip-hgemm | grep -v '^routine' | tee -a "$out"
+fi
