@@ -6,7 +6,7 @@
 #   libopenblas-dev        the CPU BLAS libmyblas loads at run time (libopenblas.so.0)
 #   libblas3 libblas-test  reference BLAS/CBLAS and Debian's netlib testers (tests/netlib)
 #   libgtest-dev           GoogleTest for the unit tests
-MYBLAS_PACKAGES="cmake g++ gfortran pkg-config libopenblas-dev libblas3 libblas-test libgtest-dev"
+MYBLAS_PACKAGES="cmake g++ gfortran pkg-config libopenblas-dev libblas3 libblas-test libgtest-dev clang libclang-rt-14-dev"
 
 # Runs a command as root: directly when we are root, else through sudo.
 as_root() {

@@ -2,7 +2,9 @@
 # The full test run (what CI runs through .ci/run):
 #   1. installs the Debian packages from scripts/packages.sh if any is missing,
 #   2. Release build in build/ and every ctest entry (gpu-labelled ones skip without a GPU),
-#   3. ASan+UBSan build in build-asan/ and the CPU tests (ctest -LE gpu) under it.
+#   3. ASan+UBSan build in build-asan/ and the CPU tests (ctest -LE gpu) under it,
+#   4. ThreadSanitizer build in build-tsan/ and the CPU stress test under it,
+#   5. the libFuzzer target (clang, build-fuzz/) for 60 s, when clang and libFuzzer exist.
 # Exits non-zero if any step or test fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,5 +39,21 @@ ASAN_OPTIONS=protect_shadow_gap=0 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan -LE gpu --output-on-failure -j"$jobs" || status=1
 echo "== ASan+UBSan build and tests: $((SECONDS - start)) s"
+
+start=$SECONDS
+echo "== ThreadSanitizer build (build-tsan/) and 16 threads x 10,000 calls on the CPU path"
+bash tests/reliability/run_tsan.sh || status=1
+echo "== ThreadSanitizer: $((SECONDS - start)) s"
+
+start=$SECONDS
+echo "== libFuzzer target (clang, build-fuzz/) against build/src/libmyblas.so, 60 s"
+fuzz_rc=0
+bash tests/fuzz/run_fuzz.sh build/src 60 || fuzz_rc=$?
+if [ $fuzz_rc -eq 77 ]; then
+  echo "== fuzzing SKIPPED: clang or libFuzzer is not installed"
+elif [ $fuzz_rc -ne 0 ]; then
+  status=1
+fi
+echo "== fuzzing: $((SECONDS - start)) s"
 [ $status -eq 0 ] && echo "== all tests passed" || echo "== some tests FAILED (see above)"
 exit $status
