@@ -115,7 +115,8 @@ int main(int argc, char **argv) {
     g_sgemv = (sgemv_t)dlsym(RTLD_DEFAULT, "sgemv_");
     g_hgemm = (hgemm_t)dlsym(RTLD_DEFAULT, "hgemm_");
   }
-  if (!g_sgemm || !g_sgemv) { fprintf(stderr, "no sgemm_/sgemv_ found\n"); return 2; }
+  if (!g_sgemm) { fprintf(stderr, "no sgemm_ found\n"); return 2; }
+  /* NVBLAS intercepts Level 3 only: without a sgemv_ there are no SGEMV rows. */
   printf("routine,path,m,n,k,time_ms,gflops\n");
   for (i = 0; i < (int)(sizeof sizes / sizeof sizes[0]) && sizes[i] <= maxn; ++i) {
     const int n = sizes[i];
@@ -143,7 +144,7 @@ int main(int argc, char **argv) {
     if (!check(n, A, B, C)) { fprintf(stderr, "sgemm %d: WRONG RESULT (%s)\n", n, label); return 1; }
     printf("sgemm,%s,%d,%d,%d,%.3f,%.1f\n", label, n, n, n, t[reps / 2], 2.0 * n * n * (double)n / t[reps / 2] / 1e6);
     fflush(stdout);
-    if (n <= 16384) { /* SGEMV on the same A */
+    if (g_sgemv) { /* SGEMV on the same A */
       const int inc = 1;
       g_sgemv("N", &n, &n, &one, A, &n, B, &inc, &zero, C, &inc);
       for (r = 0; r < reps; ++r) {

@@ -13,10 +13,18 @@ nvblas=$(ls /usr/local/cuda/lib64/libnvblas.so* 2>/dev/null | head -1 || true)
   echo "# device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo none); host cores: $(nproc); revision: $(git -C "$(dirname "$0")/.." rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo "# command: bench/run_host_bench.sh $*   (OpenBLAS: $openblas, threads: ${OPENBLAS_NUM_THREADS:-all}; NVBLAS: ${nvblas:-missing})"
 } > "$out"
-LD_PRELOAD=$build/src/libmyblas.so.0 "$bench" myblas --max "$max" | tee -a "$out"
-"$bench" openblas --openblas --max $(( max < 8192 ? max : 8192 )) | grep -v '^routine' | tee -a "$out"
-if [ -n "$nvblas" ]; then
-  conf=$(mktemp)
-  printf 'NVBLAS_CPU_BLAS_LIB %s\nNVBLAS_GPU_LIST ALL\nNVBLAS_LOGFILE /dev/null\n' "$openblas" > "$conf"
-  NVBLAS_CONFIG_FILE=$conf LD_PRELOAD=$nvblas "$bench" nvblas --max "$max" --skip-hgemm | grep -v '^routine' | tee -a "$out"
-fi
+# PATHS (default all): myblas = as dispatched; best_gpu = myblas with MYBLAS_BACKEND=cublas
+# (host arrays through the pipeline); openblas; nvblas.
+paths=${PATHS:-"myblas best_gpu openblas nvblas"}
+echo "routine,path,m,n,k,time_ms,gflops" >> "$out"
+for p in $paths; do
+  case $p in
+    myblas) LD_PRELOAD=$build/src/libmyblas.so.0 "$bench" myblas --max "$max" ;;
+    best_gpu) MYBLAS_BACKEND=cublas LD_PRELOAD=$build/src/libmyblas.so.0 "$bench" best_gpu --max "$max" ;;
+    openblas) "$bench" openblas --openblas --max $(( max < 8192 ? max : 8192 )) ;;
+    nvblas) [ -n "$nvblas" ] || continue
+      conf=$(mktemp)
+      printf 'NVBLAS_CPU_BLAS_LIB %s\nNVBLAS_GPU_LIST ALL\nNVBLAS_LOGFILE /dev/null\n' "$openblas" > "$conf"
+      NVBLAS_CONFIG_FILE=$conf LD_PRELOAD=$nvblas "$bench" nvblas --max "$max" --skip-hgemm ;;
+  esac | grep -v '^routine' | tee -a "$out"
+done

@@ -71,6 +71,34 @@ const SgemvEntry& nearest_sgemv_entry(const GemvProblem& p) {
   return *best;
 }
 
+// The measured host-array table: per routine and benchmarked shape, whether host arrays were
+// faster through the GPU pipeline or on the CPU BLAS (on the H100 host; generated from
+// bench/results/h100-host-*.csv by bench/make_host_table.py). Nearest benchmarked shape.
+struct HostEntry {
+  Routine routine;
+  int m, n, k;
+  Path path;
+  float cpu_over_gpu;  // t_cpu / t_gpu in the measurement
+};
+constexpr HostEntry kHostTable[] = {
+#include "dispatch/host_table.inc"
+};
+
+const HostEntry* nearest_host_entry(Routine r, int m, int n, int k) {
+  const HostEntry* best = nullptr;
+  double best_d = 0;
+  for (const HostEntry& e : kHostTable) {
+    if (e.routine != r) continue;
+    double d = std::pow(std::log2(double(m) / e.m), 2) + std::pow(std::log2(double(n) / e.n), 2);
+    if (k > 0 && e.k > 0) d += std::pow(std::log2(double(k) / e.k), 2);
+    if (!best || d < best_d) {
+      best = &e;
+      best_d = d;
+    }
+  }
+  return best;
+}
+
 // What the rules look at.
 struct Request {
   Routine routine;
@@ -79,6 +107,7 @@ struct Request {
   bool any_device;   // some operand that will be read or written lives in device memory
   bool has_kernel;   // we have a kernel for this routine that can run this problem
   bool kernel_wins;  // the measured table says our kernel beats cuBLAS for this shape
+  bool host_gpu_wins;  // host arrays only: the measured table says the GPU pipeline is faster
 };
 
 struct Rule {
@@ -98,6 +127,7 @@ constexpr Rule kRules[] = {
     {"forced-kernels-none", [](const Request& r) { return r.backend == Backend::kernels; }, Path::cublas},
     {"auto-measured-kernel", [](const Request& r) { return r.any_device && r.kernel_wins; }, Path::kernels},
     {"auto-device-operands", [](const Request& r) { return r.any_device; }, Path::cublas},
+    {"auto-host-measured-gpu", [](const Request& r) { return r.host_gpu_wins; }, Path::cublas},
     {"auto-host-operands", [](const Request&) { return true; }, Path::cpu},
 };
 
@@ -204,16 +234,25 @@ void run_gemm(GemmProblem& p) {
   if (backend == Backend::kernels)
     warn_once("kernels-gemm", "MYBLAS_BACKEND=kernels: no hand-written GEMM kernels yet; "
                               "SGEMM and HGEMM run on cuBLAS");
-  const Request req{p.routine, backend, gpu, p.any_device(), false, false};
+  const HostEntry* host = gpu && backend == Backend::auto_ && !p.any_device() && !p.scale_only()
+                             ? nearest_host_entry(p.routine, p.m, p.n, p.k)
+                             : nullptr;
+  const Request req{p.routine, backend, gpu, p.any_device(), false, false,
+                    host && host->path == Path::cublas};
   const Rule& rule = choose(req);
   const Path path = execute(rule, p, routine_name(p.routine),
                             [&p](Path, std::string* why) { return cublas_gemm(p, why); }, cpu_gemm);
   set_last_path(path);
   if (verbose()) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    log_line(strformat("%s %c%c m=%d n=%d k=%d mem(a,b,c)=%s path=%s rule=%s time=%.3f ms",
+    const std::string table =
+        host ? strformat(" table=%dx%dx%d:%s:%.3f", host->m, host->n, host->k, path_name(host->path),
+                         host->cpu_over_gpu)
+             : std::string();
+    log_line(strformat("%s %c%c m=%d n=%d k=%d mem(a,b,c)=%s path=%s rule=%s%s time=%.3f ms",
                        routine_name(p.routine), op_char(p.ta), op_char(p.tb), p.m, p.n, p.k,
-                       mems(p.mem_a, p.mem_b, p.mem_c).c_str(), path_name(path), rule.name, ms));
+                       mems(p.mem_a, p.mem_b, p.mem_c).c_str(), path_name(path), rule.name,
+                       table.c_str(), ms));
   }
 }
 
@@ -254,8 +293,11 @@ void run_gemv(GemvProblem& p) {
       kernel = named;
   }
   const bool can = gpu && sgemv_can_implement(kernel, p) == nullptr;
+  const HostEntry* host = gpu && backend == Backend::auto_ && !p.any_device() && !p.scale_only()
+                             ? nearest_host_entry(Routine::sgemv, p.m, p.n, 0)
+                             : nullptr;
   const Request req{Routine::sgemv, backend, gpu, p.any_device(), can,
-                    can && entry->kernel != kCublas};
+                    can && entry->kernel != kCublas, host && host->path == Path::cublas};
   const Rule& rule = choose(req);
   const Path path = execute(
       rule, p, "sgemv",

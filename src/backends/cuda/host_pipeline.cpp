@@ -44,8 +44,7 @@ class Pinned {
       }
     }
     size_ = (bytes + (size_t(2) << 20) - 1) & ~((size_t(2) << 20) - 1);
-    cudaError_t e = fault_injected("pin") ? cudaErrorMemoryAllocation
-                                          : cudaHostAlloc(&ptr_, size_, cudaHostAllocPortable);
+    cudaError_t e = cudaHostAlloc(&ptr_, size_, cudaHostAllocPortable);
     if (e != cudaSuccess) ptr_ = nullptr;
     return e;
   }
@@ -146,14 +145,22 @@ bool pipeline_gemm(const GemmProblem& p, int* done_cols, std::string* why) {
   cudaStream_t saved_stream = thread_stream();
   bool ok = true;
   auto fail = [&](cudaError_t e, const char* what) {
-    if (ok) *why = fault_injected("pipeline") ? std::string("injected fault at pipeline (") + what + ")"
-                                              : note_cuda_error(e, what);
+    if (ok) *why = note_cuda_error(e, what);
     ok = false;
   };
-  auto check = [&](cudaError_t e, const char* what) {
-    if (e == cudaSuccess && fault_injected("pipeline") && std::strcmp(what, "download") == 0 &&
+  // Every CUDA step is checked. Test-only MYBLAS_TEST_FAULT: the step's point ("alloc",
+  // "pin", "copy", "sync") fails it at once; "pipeline" fails a download once three panels
+  // have gone through, so that some columns are final when the failure comes.
+  auto check = [&](const char* point, cudaError_t e, const char* what) {
+    bool injected = fault_injected(point);
+    if (!injected && fault_injected("pipeline") && std::strcmp(what, "download") == 0 &&
         std::max(slots[0].j, slots[1].j) >= 3)
-      e = cudaErrorLaunchFailure;  // test-only: fail part-way, after some panels are final
+      injected = true;
+    if (injected && e == cudaSuccess) {
+      if (ok) *why = std::string("injected fault at ") + point + " (" + what + ")";
+      ok = false;
+      return false;
+    }
     if (e != cudaSuccess) fail(e, what);
     return e == cudaSuccess;
   };
@@ -161,7 +168,7 @@ bool pipeline_gemm(const GemmProblem& p, int* done_cols, std::string* why) {
   auto retire = [&](Slot& s) {
     if (!s.busy) return;
     s.busy = false;
-    if (!check(cudaEventSynchronize(s.done), "the pipelined GEMM")) return;
+    if (!check("sync", cudaEventSynchronize(s.done), "the pipelined GEMM")) return;
     host_copy(static_cast<unsigned char*>(p.c) + (size_t(s.j) * nb * size_t(p.ldc) + size_t(s.i0)) * es,
               p.ldc, s.pc.get(), s.mb, s.mb, std::min(nb, n - s.j * nb), es);
     --blocks_left[size_t(s.j)];
@@ -170,17 +177,17 @@ bool pipeline_gemm(const GemmProblem& p, int* done_cols, std::string* why) {
   };
 
   for (Slot& s : slots) {
-    if (!check(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), "cudaStreamCreate") ||
-        !check(cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming), "cudaEventCreate"))
+    if (!check("alloc", cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), "cudaStreamCreate") ||
+        !check("alloc", cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming), "cudaEventCreate"))
       break;
-    if (ok && !(check(s.b.allocate(size_t(k) * nb * es, s.stream), "device memory for B") &&
-                check(s.c.allocate(size_t(mb) * nb * es, s.stream), "device memory for C") &&
-                check(s.pb.acquire(size_t(k) * nb * es), "pinned memory") &&
-                check(s.pc.acquire(size_t(mb) * nb * es), "pinned memory")))
+    if (ok && !(check("alloc", s.b.allocate(size_t(k) * nb * es, s.stream), "device memory for B") &&
+                check("alloc", s.c.allocate(size_t(mb) * nb * es, s.stream), "device memory for C") &&
+                check("pin", s.pb.acquire(size_t(k) * nb * es), "pinned memory") &&
+                check("pin", s.pc.acquire(size_t(mb) * nb * es), "pinned memory")))
       break;
     if (ok && row_blocks > 1 &&
-        !(check(s.a.allocate(size_t(mb) * k * es, s.stream), "device memory for A") &&
-          check(s.pa.acquire(size_t(mb) * k * es), "pinned memory")))
+        !(check("alloc", s.a.allocate(size_t(mb) * k * es, s.stream), "device memory for A") &&
+          check("pin", s.pa.acquire(size_t(mb) * k * es), "pinned memory")))
       break;
   }
   // op(A) rows [i0, i0+rows) as stored: N: a rows x k block; T: a k x rows block.
@@ -195,20 +202,20 @@ bool pipeline_gemm(const GemmProblem& p, int* done_cols, std::string* why) {
     // All of op(A), uploaded once, through slot 0's pinned buffer in chunks.
     Pinned stage;
     const int chunk = std::max(1, int((size_t(32) << 20) / (size_t(p.a_rows()) * es)));
-    if (check(a_all.allocate(a_bytes, slots[0].stream), "device memory for A") &&
-        check(stage.acquire(size_t(p.a_rows()) * std::min(chunk, p.a_cols()) * es), "pinned memory")) {
+    if (check("alloc", a_all.allocate(a_bytes, slots[0].stream), "device memory for A") &&
+        check("pin", stage.acquire(size_t(p.a_rows()) * std::min(chunk, p.a_cols()) * es), "pinned memory")) {
       for (int c0 = 0; ok && c0 < p.a_cols(); c0 += chunk) {
         const int cols = std::min(chunk, p.a_cols() - c0);
-        if (c0 > 0 && !check(cudaStreamSynchronize(slots[0].stream), "uploading A")) break;
+        if (c0 > 0 && !check("sync", cudaStreamSynchronize(slots[0].stream), "uploading A")) break;
         host_copy(stage.get(), p.a_rows(), static_cast<const unsigned char*>(p.a) + size_t(c0) * p.lda * es,
                   p.lda, p.a_rows(), cols, es);
-        check(cudaMemcpyAsync(static_cast<unsigned char*>(a_all.get()) + size_t(c0) * p.a_rows() * es,
+        check("copy", cudaMemcpyAsync(static_cast<unsigned char*>(a_all.get()) + size_t(c0) * p.a_rows() * es,
                               stage.get(), size_t(p.a_rows()) * cols * es, cudaMemcpyHostToDevice,
                               slots[0].stream), "uploading A");
       }
-      if (ok) check(cudaEventRecord(slots[0].done, slots[0].stream), "cudaEventRecord");
-      if (ok) check(cudaStreamWaitEvent(slots[1].stream, slots[0].done, 0), "cudaStreamWaitEvent");
-      if (ok) check(cudaStreamSynchronize(slots[0].stream), "uploading A");  // before `stage` is reused
+      if (ok) check("sync", cudaEventRecord(slots[0].done, slots[0].stream), "cudaEventRecord");
+      if (ok) check("sync", cudaStreamWaitEvent(slots[1].stream, slots[0].done, 0), "cudaStreamWaitEvent");
+      if (ok) check("sync", cudaStreamSynchronize(slots[0].stream), "uploading A");  // before `stage` is reused
     }
   }
 
@@ -233,14 +240,14 @@ bool pipeline_gemm(const GemmProblem& p, int* done_cols, std::string* why) {
     if (row_blocks > 1) {
       stage_a(s.pa.get(), s.i0, s.mb);
       a_ld = p.ta == Op::N ? s.mb : k;
-      if (!check(cudaMemcpyAsync(s.a.get(), s.pa.get(), size_t(s.mb) * k * es, cudaMemcpyHostToDevice, s.stream), "upload"))
+      if (!check("copy", cudaMemcpyAsync(s.a.get(), s.pa.get(), size_t(s.mb) * k * es, cudaMemcpyHostToDevice, s.stream), "upload"))
         break;
       a_dev = s.a.get();
     }
-    if (!check(cudaMemcpyAsync(s.b.get(), s.pb.get(), size_t(k) * cols * es, cudaMemcpyHostToDevice, s.stream), "upload"))
+    if (!check("copy", cudaMemcpyAsync(s.b.get(), s.pb.get(), size_t(k) * cols * es, cudaMemcpyHostToDevice, s.stream), "upload"))
       break;
     if (p.beta != 0.f &&
-        !check(cudaMemcpyAsync(s.c.get(), s.pc.get(), size_t(s.mb) * cols * es, cudaMemcpyHostToDevice, s.stream), "upload"))
+        !check("copy", cudaMemcpyAsync(s.c.get(), s.pc.get(), size_t(s.mb) * cols * es, cudaMemcpyHostToDevice, s.stream), "upload"))
       break;
     GemmProblem q = p;  // this tile, all operands on the device
     q.m = s.mb;
@@ -262,8 +269,8 @@ bool pipeline_gemm(const GemmProblem& p, int* done_cols, std::string* why) {
       ok = false;
       break;
     }
-    if (!check(cudaMemcpyAsync(s.pc.get(), s.c.get(), size_t(s.mb) * cols * es, cudaMemcpyDeviceToHost, s.stream), "download") ||
-        !check(cudaEventRecord(s.done, s.stream), "cudaEventRecord"))
+    if (!check("copy", cudaMemcpyAsync(s.pc.get(), s.c.get(), size_t(s.mb) * cols * es, cudaMemcpyDeviceToHost, s.stream), "download") ||
+        !check("sync", cudaEventRecord(s.done, s.stream), "cudaEventRecord"))
       break;
     s.busy = true;
   }
