@@ -166,15 +166,11 @@ void sgemv_huge_inc(int incx, int incy, char trans) {
 TEST(Offsets64, SgemvHugeIncx) { sgemv_huge_inc(int(kHuge), 1, 'N'); }
 TEST(Offsets64, SgemvHugeIncy) { sgemv_huge_inc(1, int(kHuge), 'T'); }
 
-// KNOWN BUG (disabled so that CI stays usable; run them with
-//   test_64bit --gtest_also_run_disabled_tests --gtest_filter='*Negative*'):
-// a negative increment with (len - 1) * |inc| >= 2^31 crashes (SIGSEGV) on the CPU path.
-// libmyblas hands the increment to OpenBLAS unchanged, and OpenBLAS 0.3.21 computes the start
-// of the vector, x - (len - 1) * incx, in 32-bit int (interface/gemv.c), which overflows.
-// The netlib reference has the same 32-bit KX = 1 - (LENX - 1)*INCX, so no LP64 BLAS promises
-// this case, but libmyblas could serve it by packing such a vector before the call.
-TEST(Offsets64, DISABLED_SgemvHugeNegativeIncx) { sgemv_huge_inc(-int(kHuge), 1, 'N'); }
-TEST(Offsets64, DISABLED_SgemvHugeNegativeIncy) { sgemv_huge_inc(-1, -int(kHuge), 'T'); }
+// A negative increment with (len - 1) * |inc| >= 2^31: OpenBLAS 0.3.21 (and the netlib
+// reference) compute the start of the vector, x - (len - 1) * incx, in 32-bit int, which
+// overflows; libmyblas packs such vectors before calling the CPU BLAS (this test found it).
+TEST(Offsets64, SgemvHugeNegativeIncx) { sgemv_huge_inc(-int(kHuge), 1, 'N'); }
+TEST(Offsets64, SgemvHugeNegativeIncy) { sgemv_huge_inc(-1, -int(kHuge), 'T'); }
 
 // cblas_sgemv row-major: rows of A are lda = 2^30 + 1 apart.
 TEST(Offsets64, CblasSgemvRowMajorHugeLda) {

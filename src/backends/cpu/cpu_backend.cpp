@@ -149,6 +149,29 @@ bool cpu_gemv(const GemvProblem& p, std::string* why) {
     y = ys.data();
     incy = p.incy > 0 ? 1 : -1;
   }
+  // 32-bit BLASes (OpenBLAS 0.3.21, the reference) compute a negative increment's starting
+  // offset, (len-1)*inc, in int: past 2^31 elements it overflows and they read far outside the
+  // vector (tests/reliability found it). Host vectors that long go over packed as well.
+  auto huge = [](int len, int inc) {
+    return int64_t(len - 1) * (inc < 0 ? -int64_t(inc) : int64_t(inc)) >= int64_t(INT32_MAX);
+  };
+  bool y_packed_here = false;
+  if (read_ax && x == p.x && huge(lx, p.incx)) {
+    const int64_t step = p.incx < 0 ? -int64_t(p.incx) : p.incx;
+    xs.resize(size_t(lx));
+    for (int i = 0; i < lx; ++i) xs[size_t(i)] = p.x[i * step];
+    x = xs.data();
+    incx = p.incx > 0 ? 1 : -1;
+  }
+  if (y == p.y && huge(ly, p.incy)) {
+    const int64_t step = p.incy < 0 ? -int64_t(p.incy) : p.incy;
+    ys.assign(size_t(ly), 0.f);
+    if (p.beta != 0.f)
+      for (int i = 0; i < ly; ++i) ys[size_t(i)] = p.y[i * step];
+    y = ys.data();
+    incy = p.incy > 0 ? 1 : -1;
+    y_packed_here = true;
+  }
   // y := beta*y by ourselves (beta == 0 never reads y), then y += alpha*op(A)*x.
   const int64_t sy = incy < 0 ? -int64_t(incy) : incy;
   for (int i = 0; i < ly; ++i) {
@@ -161,6 +184,10 @@ bool cpu_gemv(const GemvProblem& p, std::string* why) {
     const int ilda = int(a.ld);
     cpu_blas().sgemv(&t, &p.m, &p.n, &p.alpha, static_cast<const float*>(a.ptr), &ilda, x, &incx,
                      &one, y, &incy, 1);
+  }
+  if (y_packed_here) {
+    const int64_t step = p.incy < 0 ? -int64_t(p.incy) : p.incy;
+    for (int i = 0; i < ly; ++i) p.y[i * step] = ys[size_t(i)];
   }
   if (p.mem_y == Mem::device) {
     cudaError_t e = copy_vector(p.y, p.incy, ys.data(), 1, ly, 4, nullptr);
