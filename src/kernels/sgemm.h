@@ -1,0 +1,56 @@
+// Hand-written SGEMM kernels: C := alpha*op(A)*op(B) + beta*C, column-major, BLAS semantics,
+// true FP32 (FFMA only: no TF32, no tensor cores), on device pointers.
+//
+// A ladder of teaching rungs (src/kernels/sgemm/rung*.cu, kept for the benchmark), a production
+// kernel for large problems and shape-specialised kernels for skinny products. Every kernel that
+// sgemm_choose may return handles all four transposes, any m, n, k >= 1 (edge tiles), any
+// lda/ldb/ldc >= the minimum, misaligned pointers and leading dimensions (a scalar-load variant is
+// picked at launch), beta == 0 without reading C, and 64-bit offsets. Results are deterministic:
+// the split-k kernels add their partial sums in a fixed order in a second stage, no atomics.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include "core/problem.h"
+
+namespace myblas {
+
+enum class SgemmKernel {
+  // The ladder, slowest first. Rung 1 takes every transpose; rungs 2-7 take NN only.
+  naive,          // one thread per element of C, threads of a warp along n (uncoalesced)
+  coalesced,      // as naive, threads of a warp along m (C and A reads coalesced)
+  smem_tiles,     // 32x32 tiles of A and B staged in shared memory
+  blocktile_1d,   // 64x64x8 block tile, 8 outputs per thread down a column
+  blocktile_2d,   // 128x128x8 block tile, 8x8 outputs per thread
+  vectorized,     // rung 5 with float4 global loads and float4 shared reads (16-byte aligned only)
+  warptile,       // 128x128x16, warp tiles of 64x32, register-staged double buffering
+  // Production (src/kernels/sgemm/pipelined_128x128x16.cu).
+  pipelined_s3,   // 128x128x16, cp.async 3-stage pipeline, all transposes, block swizzle
+  pipelined_s4,   // as pipelined_s3 with 4 stages
+  // Shape-specialised (src/kernels/sgemm/skinny_*.cu), memory-bound.
+  skinny_r16,     // min(m, n) <= 16: stream the large operand once with float4 loads along its
+                  // contiguous side, the <= 16-row operand in shared memory, ordered split-k
+};
+constexpr int kSgemmKernelCount = 10;
+
+const char* sgemm_kernel_name(SgemmKernel k);
+bool sgemm_kernel_from_name(const char* name, SgemmKernel* out);
+// Production and specialised kernels (those sgemm_choose may return).
+bool sgemm_kernel_is_production(SgemmKernel k);
+
+// nullptr if the kernel can run this problem, else the reason it cannot.
+const char* sgemm_can_implement(SgemmKernel k, const GemmProblem& p);
+
+// The production/specialised kernel measured best for the shape on the H100
+// (bench/results/h100-sgemm-*.md).
+SgemmKernel sgemm_choose(const GemmProblem& p);
+
+// True only for the shape regions where the committed H100 benchmark measured the hand-written
+// kernel (sgemm_choose's pick) faster than cublasSgemm.
+bool sgemm_kernel_beats_cublas(const GemmProblem& p);
+
+// Launches on `stream`. p is validated: m, n, k >= 1, alpha != 0, lda/ldb/ldc >= minimum, device
+// pointers (the caller handles quick returns, alpha == 0 and k == 0). Split kernels take scratch
+// from a per-device stream-ordered pool. Returns the launch (or allocation) error.
+cudaError_t sgemm_run(SgemmKernel k, const GemmProblem& p, cudaStream_t stream);
+
+}  // namespace myblas

@@ -1,0 +1,195 @@
+// Shared by the SGEMM kernel files: the device-side view of a problem, the alpha/beta store,
+// cp.async wrappers, and each file's launch entry point.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "core/problem.h"
+
+namespace myblas {
+namespace sgemm_detail {
+
+// C(i, j) = c[i + j*ldc]; op(A)(i, l) and op(B)(l, j) are read through lda/ldb as ta/tb say.
+// Leading dimensions are 64-bit so that j*ldc never overflows.
+struct Args {
+  const float* a;
+  const float* b;
+  float* c;
+  int64_t lda, ldb, ldc;
+  int m, n, k;
+  float alpha, beta;
+};
+
+inline Args make_args(const GemmProblem& p) {
+  Args g;
+  g.a = static_cast<const float*>(p.a);
+  g.b = static_cast<const float*>(p.b);
+  g.c = static_cast<float*>(p.c);
+  g.lda = p.lda;
+  g.ldb = p.ldb;
+  g.ldc = p.ldc;
+  g.m = p.m;
+  g.n = p.n;
+  g.k = p.k;
+  g.alpha = p.alpha;
+  g.beta = p.beta;
+  return g;
+}
+
+__host__ __device__ inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
+
+// op(A)(i, l) and op(B)(l, j) for a transpose known at compile time.
+template <bool TA>
+__device__ __forceinline__ float op_a(const Args& g, int i, int l) {
+  return TA ? g.a[l + int64_t(i) * g.lda] : g.a[i + int64_t(l) * g.lda];
+}
+template <bool TB>
+__device__ __forceinline__ float op_b(const Args& g, int l, int j) {
+  return TB ? g.b[j + int64_t(l) * g.ldb] : g.b[l + int64_t(j) * g.ldb];
+}
+
+// beta == 0 stores without reading C, so NaN/Inf already in C never propagates.
+__device__ __forceinline__ void store_c(float* cp, float acc, float alpha, float beta) {
+  *cp = beta == 0.f ? alpha * acc : fmaf(alpha, acc, beta * *cp);
+}
+
+// cp.async: copies `bytes_valid` bytes (0 .. size) and zero-fills the rest of the destination.
+// With bytes_valid == 0 nothing is read from `src`.
+__device__ __forceinline__ void cp_async4(float* dst, const float* src, bool valid) {
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src), "r"(valid ? 4 : 0));
+}
+__device__ __forceinline__ void cp_async16(float* dst, const float* src, int floats_valid) {
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(floats_valid * 4));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+// The 128x128 block tile of rungs 7 and the pipelined kernels: 256 threads = 8 warps as 2 (m) x 4
+// (n), each warp a 64x32 tile, each lane an 8x8 patch made of 2x2 sub-tiles of 4x4 spaced 32
+// rows and 16 columns apart, so that the lanes of a warp read 128 (A) and 64 (B) contiguous bytes
+// of shared memory with one float4 load each (no bank conflicts, broadcast within the warp).
+constexpr int kTileM = 128, kTileN = 128, kTileThreads = 256;
+struct LaneTile {
+  int row0, col0;  // first row / column of this lane's patch inside the block tile
+};
+__device__ __forceinline__ LaneTile lane_tile() {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  return {(warp % 2) * 64 + (lane % 8) * 4, (warp / 2) * 32 + (lane / 8) * 4};
+}
+
+// acc += As * Bs over BK k steps. as[l*LDA + i] = op(A)(i, l), bs[l*LDB + j] = op(B)(l, j).
+template <int BK, int LDA, int LDB>
+__device__ __forceinline__ void mma_tile_8x8(const float* as, const float* bs, LaneTile lt,
+                                             float (&acc)[8][8]) {
+#pragma unroll
+  for (int q = 0; q < BK; ++q) {
+    const float4 a0 = *reinterpret_cast<const float4*>(as + q * LDA + lt.row0);
+    const float4 a1 = *reinterpret_cast<const float4*>(as + q * LDA + lt.row0 + 32);
+    const float4 b0 = *reinterpret_cast<const float4*>(bs + q * LDB + lt.col0);
+    const float4 b1 = *reinterpret_cast<const float4*>(bs + q * LDB + lt.col0 + 16);
+    const float af[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};  // (8) rows of A
+    const float bf[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};  // (8) columns of B
+#pragma unroll
+    for (int r = 0; r < 8; ++r)
+#pragma unroll
+      for (int c = 0; c < 8; ++c) acc[r][c] = fmaf(af[r], bf[c], acc[r][c]);
+  }
+}
+
+// Writes a lane's 8x8 patch of the block tile at (bm, bn): float4 down each column when C's
+// columns are 16-byte aligned (vec) and the four rows are inside C, else element by element.
+__device__ __forceinline__ void store_tile_8x8(const Args& g, const float (&acc)[8][8], int bm,
+                                               int bn, LaneTile lt, bool vec) {
+#pragma unroll
+  for (int c = 0; c < 8; ++c) {
+    const int j = bn + lt.col0 + (c / 4) * 16 + c % 4;
+    if (j >= g.n) continue;
+    float* cj = g.c + int64_t(j) * g.ldc;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int i = bm + lt.row0 + h * 32;
+      const float v0 = acc[4 * h][c], v1 = acc[4 * h + 1][c], v2 = acc[4 * h + 2][c], v3 = acc[4 * h + 3][c];
+      if (vec && i + 3 < g.m) {
+        float4* cp = reinterpret_cast<float4*>(cj + i);
+        float4 o;
+        if (g.beta == 0.f) {
+          o = make_float4(g.alpha * v0, g.alpha * v1, g.alpha * v2, g.alpha * v3);
+        } else {
+          const float4 old = *cp;
+          o = make_float4(fmaf(g.alpha, v0, g.beta * old.x), fmaf(g.alpha, v1, g.beta * old.y),
+                          fmaf(g.alpha, v2, g.beta * old.z), fmaf(g.alpha, v3, g.beta * old.w));
+        }
+        *cp = o;
+      } else {
+        const float v[4] = {v0, v1, v2, v3};
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+          if (i + q < g.m) store_c(cj + i + q, v[q], g.alpha, g.beta);
+      }
+    }
+  }
+}
+
+// One launcher per file; each returns cudaGetLastError() after its launches.
+cudaError_t launch_naive(const GemmProblem& p, cudaStream_t s);
+cudaError_t launch_coalesced(const GemmProblem& p, cudaStream_t s);
+cudaError_t launch_smem_tiles(const GemmProblem& p, cudaStream_t s);
+cudaError_t launch_blocktile_1d(const GemmProblem& p, cudaStream_t s);
+cudaError_t launch_blocktile_2d(const GemmProblem& p, cudaStream_t s);
+cudaError_t launch_vectorized(const GemmProblem& p, cudaStream_t s);
+cudaError_t launch_warptile(const GemmProblem& p, cudaStream_t s);
+cudaError_t launch_pipelined(const GemmProblem& p, int stages, cudaStream_t s);
+cudaError_t launch_skinny_r16(const GemmProblem& p, cudaStream_t s);
+
+// The skinny kernels' view: C'(i, j) = sum_l S(i, l) X(l, j), with rows <= 16 rows of C'.
+// For m <= 16: S = op(A), X = op(B), C' = C. Otherwise (n <= 16): S = op(B)^T, X = op(A)^T,
+// C' = C^T. The large operand X is read once, the small S is staged in shared memory in chunks of
+// k; blocks that cover the same columns over different k chunks write partial sums to scratch
+// P(s, i, j) = part[s*rows_pad*cols + i*p_i + j*p_j], added in split order by a second kernel.
+constexpr int kSkinnyRows = 16;
+struct SkinnyArgs {
+  const float* s;
+  int64_t s_i, s_l;  // S(i, l) = s[i*s_i + l*s_l]
+  const float* x;
+  int64_t x_l, x_j;  // X(l, j) = x[l*x_l + j*x_j]
+  float* c;
+  int64_t c_i, c_j;  // C'(i, j) = c[i*c_i + j*c_j]
+  int rows, cols, k;
+  float alpha, beta;
+  float* part;       // nullptr: one split, the kernel applies alpha and beta itself
+  int64_t p_i, p_j;  // partial layout, matching C' (unit stride along the same index)
+  int chunk;         // k per shared-memory chunk of S
+  int chunks_per_split;
+};
+
+// Copies S(0..15, l0 .. l0+len-1) into ss[l*16 + i], zero for rows >= rows and l >= len.
+__device__ __forceinline__ void load_s_chunk(const SkinnyArgs& g, float* ss, int l0, int len, int chunk) {
+  for (int e = threadIdx.x; e < chunk * kSkinnyRows; e += blockDim.x) {
+    const int l = e / kSkinnyRows, i = e % kSkinnyRows;
+    ss[e] = (i < g.rows && l < len) ? g.s[i * g.s_i + int64_t(l0 + l) * g.s_l] : 0.f;
+  }
+}
+
+// Result (i, j) of split `split`: to C' with alpha/beta, or to the partial buffer.
+__device__ __forceinline__ void skinny_out(const SkinnyArgs& g, int split, int i, int j, float v) {
+  if (g.part) g.part[int64_t(split) * kSkinnyRows * g.cols + i * g.p_i + j * g.p_j] = v;
+  else store_c(g.c + i * g.c_i + j * g.c_j, v, g.alpha, g.beta);
+}
+
+// Maps p onto SkinnyArgs (false unless min(m, n) <= 16); kcontig: X is contiguous along k.
+bool skinny_args(const GemmProblem& p, SkinnyArgs* out, bool* kcontig);
+cudaError_t launch_skinny_kcontig(const SkinnyArgs& g, int splits, int col_blocks, bool vec, cudaStream_t s);
+cudaError_t launch_skinny_ncontig(const SkinnyArgs& g, int splits, int col_blocks, bool vec, cudaStream_t s);
+constexpr int kSkinnyKCols = 128;  // columns per block, k-contiguous kernel (4 groups x 8 warps x 4)
+constexpr int kSkinnyKChunk = 512;
+constexpr int kSkinnyNCols = 128;  // columns per block, n-contiguous kernel (32 lanes x 4)
+constexpr int kSkinnyNChunk = 512;
+
+}  // namespace sgemm_detail
+}  // namespace myblas

@@ -1,0 +1,332 @@
+// Every SGEMM kernel (ladder rungs, production, shape-specialised) called directly on device
+// pointers and compared with OpenBLAS: sizes around every tile edge (tile-1, tile, tile+1 for the
+// 32, 64 and 128 tiles and the 16-wide k tiles), odd sizes (1, 3, 17, 127), skinny shapes that
+// split k (16 x 300 x 1100, 1000 x 7 x 2100), all four transposes (a rung that takes fewer must
+// refuse the others), padded leading dimensions with guards that must survive, operands
+// misaligned by one float with odd leading dimensions, NaN in C with beta == 0, two runs that
+// must agree bit for bit, and 64-bit offsets (ldc * n past 2^31). Error bound per element:
+// (k + 2) * 4 * eps * (|alpha| sum_l |op(A)(i,l)| |op(B)(l,j)| + |beta| |C0(i,j)|).
+// MYBLAS_SGEMM_TEST_SHORT=1 (2) keeps four (three small) shapes, for compute-sanitizer runs.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/data.h"
+#include "common/reference.h"
+#include "kernels/sgemm.h"
+
+namespace {
+
+using myblas::SgemmKernel;
+
+bool have_gpu(std::string* why) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    *why = std::string("cudaGetDeviceCount failed: ") + cudaGetErrorString(e);
+    return false;
+  }
+  if (count == 0) {
+    *why = "no CUDA device";
+    return false;
+  }
+  return true;
+}
+
+#define REQUIRE_GPU()                                                               \
+  do {                                                                              \
+    std::string why_;                                                               \
+    if (!have_gpu(&why_)) GTEST_SKIP() << "SGEMM kernels need a GPU: " << why_;     \
+  } while (0)
+
+// A host buffer mirrored on the device, optionally one float past an aligned address.
+struct DevBuf {
+  float* base = nullptr;
+  float* ptr = nullptr;
+  size_t count = 0;
+  DevBuf(const std::vector<float>& host, int offset) : count(host.size()) {
+    EXPECT_EQ(cudaMalloc(reinterpret_cast<void**>(&base), (count + 4) * sizeof(float)), cudaSuccess);
+    ptr = base + offset;
+    upload(host);
+  }
+  ~DevBuf() { cudaFree(base); }
+  void upload(const std::vector<float>& host) {
+    EXPECT_EQ(cudaMemcpy(ptr, host.data(), count * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  }
+  void download(std::vector<float>* host) const {
+    EXPECT_EQ(cudaMemcpy(host->data(), ptr, count * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  }
+};
+
+struct Case {
+  char ta, tb;
+  int m, n, k;
+  int lda, ldb, ldc;
+  float alpha, beta;
+  int offset;  // floats added to the A, B and C addresses (1: misaligned)
+  std::string str() const {
+    std::ostringstream o;
+    o << ta << tb << " m=" << m << " n=" << n << " k=" << k << " lda=" << lda << " ldb=" << ldb
+      << " ldc=" << ldc << " alpha=" << alpha << " beta=" << beta << " offset=" << offset;
+    return o.str();
+  }
+};
+
+// Whether kernel k must refuse the case (the ladder's documented limits).
+bool must_refuse(SgemmKernel k, const Case& c) {
+  const bool nn = c.ta == 'N' && c.tb == 'N';
+  switch (k) {
+    case SgemmKernel::naive:
+    case SgemmKernel::pipelined_s3:
+    case SgemmKernel::pipelined_s4:
+      return false;
+    case SgemmKernel::vectorized:
+    case SgemmKernel::warptile:
+      return !nn || c.offset != 0 || c.lda % 4 != 0 || c.ldb % 4 != 0;
+    case SgemmKernel::skinny_r16:
+      return c.m > 16 && c.n > 16;
+    default:
+      return !nn;
+  }
+}
+
+void run_case(SgemmKernel k, const Case& c, int* ran) {
+  SCOPED_TRACE(std::string(myblas::sgemm_kernel_name(k)) + " " + c.str() + " seed " +
+               std::to_string(mbtest::test_seed()));
+  std::mt19937_64 rng(mbtest::test_seed() ^ (uint64_t(c.m) * 7919u + uint64_t(c.n) * 104729u +
+                                             uint64_t(c.k) * 31u + uint64_t(c.ta) * 3u + c.tb));
+  const int ar = c.ta == 'N' ? c.m : c.k, ac = c.ta == 'N' ? c.k : c.m;
+  const int br = c.tb == 'N' ? c.k : c.n, bc = c.tb == 'N' ? c.n : c.k;
+  mbtest::Matrix a(ar, ac, c.lda, rng), b(br, bc, c.ldb, rng), cm(c.m, c.n, c.ldc, rng);
+  const mbtest::Matrix c0 = cm;
+  if (c.beta == 0.f) cm.fill_nan();
+
+  myblas::GemmProblem p;
+  p.ta = c.ta == 'N' ? myblas::Op::N : myblas::Op::T;
+  p.tb = c.tb == 'N' ? myblas::Op::N : myblas::Op::T;
+  p.m = c.m;
+  p.n = c.n;
+  p.k = c.k;
+  p.alpha = c.alpha;
+  p.beta = c.beta;
+  p.lda = c.lda;
+  p.ldb = c.ldb;
+  p.ldc = c.ldc;
+  p.mem_a = p.mem_b = p.mem_c = myblas::Mem::device;
+
+  DevBuf da(a.buf, c.offset), db(b.buf, c.offset), dc(cm.buf, c.offset);
+  p.a = da.ptr + mbtest::Matrix::kPad;
+  p.b = db.ptr + mbtest::Matrix::kPad;
+  p.c = dc.ptr + mbtest::Matrix::kPad;
+
+  const char* reason = myblas::sgemm_can_implement(k, p);
+  if (must_refuse(k, c)) {
+    EXPECT_NE(reason, nullptr) << "must refuse this problem";
+    return;
+  }
+  ASSERT_EQ(reason, nullptr) << "refused: " << reason;
+
+  mbtest::Matrix want = c0;
+  mbtest::ref_sgemm(c.ta, c.tb, c.m, c.n, c.k, c.alpha, a.data(), c.lda, b.data(), c.ldb, c.beta,
+                    want.data(), c.ldc);
+
+  ASSERT_EQ(myblas::sgemm_run(k, p, nullptr), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  mbtest::Matrix got = cm;
+  dc.download(&got.buf);
+  dc.upload(cm.buf);
+  ASSERT_EQ(myblas::sgemm_run(k, p, nullptr), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  mbtest::Matrix again = cm;
+  dc.download(&again.buf);
+  EXPECT_EQ(std::memcmp(got.buf.data(), again.buf.data(), got.buf.size() * sizeof(float)), 0)
+      << "two runs differ";
+
+  auto opa = [&](int i, int l) { return c.ta == 'N' ? a.at(i, l) : a.at(l, i); };
+  auto opb = [&](int l, int j) { return c.tb == 'N' ? b.at(l, j) : b.at(j, l); };
+  std::vector<double> scale(size_t(c.m) * c.n);
+  std::vector<double> absa(size_t(c.k));
+  for (int i = 0; i < c.m; ++i) {
+    for (int l = 0; l < c.k; ++l) absa[size_t(l)] = std::fabs(opa(i, l));
+    for (int j = 0; j < c.n; ++j) {
+      double s = 0;
+      for (int l = 0; l < c.k; ++l) s += absa[size_t(l)] * std::fabs(opb(l, j));
+      scale[size_t(i) + size_t(j) * c.m] =
+          std::fabs(c.alpha) * s + (c.beta == 0.f ? 0.0 : std::fabs(c.beta * c0.at(i, j)));
+    }
+  }
+  const mbtest::Worst w = mbtest::compare(got.data(), c.ldc, want.data(), c.ldc, scale, c.m, c.n,
+                                          (c.k + 2) * 4.0 * FLT_EPSILON);
+  EXPECT_LE(w.ratio, 1.0) << "worst C(" << w.i << "," << w.j << ") got " << w.got << " want "
+                          << w.want << " (error/bound " << w.ratio << ")";
+  EXPECT_EQ(got.damaged_guards(), 0) << "C's guards or padding were written";
+  ++*ran;
+}
+
+// 0: every shape; 1: four shapes (memcheck); 2: three small shapes (racecheck).
+int short_run() {
+  const char* s = std::getenv("MYBLAS_SGEMM_TEST_SHORT");
+  return s && *s ? std::atoi(s) : 0;
+}
+
+std::vector<Case> cases() {
+  struct Shape { int m, n, k; };
+  const std::vector<Shape> all = {
+      {1, 1, 1},      {3, 3, 3},       {17, 17, 17},   {31, 33, 32},    {32, 32, 33},
+      {63, 65, 64},   {127, 129, 128}, {128, 128, 16}, {129, 127, 15},  {1, 127, 300},
+      {257, 3, 129},  {16, 300, 1100}, {300, 16, 1100}, {17, 17, 1300}, {5, 1000, 2100},
+      {1000, 7, 2100}};
+  const std::vector<Shape> few = {{17, 17, 17}, {129, 127, 15}, {16, 300, 1100}, {300, 16, 1100}};
+  const std::vector<Shape> tiny = {{33, 31, 17}, {16, 40, 600}, {40, 5, 600}};
+  const float ab[][2] = {{1.f, 0.f}, {-1.f, 1.f}, {0.5f, -0.5f}, {2.f, 0.f}, {-0.75f, 0.25f}};
+  std::vector<Case> out;
+  int rot = 0;
+  for (const Shape& s : short_run() == 0 ? all : short_run() == 1 ? few : tiny)
+    for (char ta : {'N', 'T'})
+      for (char tb : {'N', 'T'}) {
+        const int ar = ta == 'N' ? s.m : s.k, br = tb == 'N' ? s.k : s.n;
+        auto up4 = [](int x) { return (x + 3) / 4 * 4; };
+        // Exact leading dimensions; padded multiples of 4 (float4 paths with guards in the
+        // padding); odd padding with every pointer one float off 16-byte alignment.
+        const int lds[3][3] = {{ar, br, s.m}, {up4(ar) + 4, up4(br) + 4, up4(s.m) + 4},
+                               {ar + 3, br + 1, s.m + 5}};
+        for (int v = 0; v < 3; ++v) {
+          const float* x = ab[rot++ % 5];
+          out.push_back({ta, tb, s.m, s.n, s.k, lds[v][0], lds[v][1], lds[v][2], x[0], x[1], v == 2 ? 1 : 0});
+        }
+      }
+  return out;
+}
+
+class SgemmKernelTest : public ::testing::TestWithParam<SgemmKernel> {};
+
+TEST_P(SgemmKernelTest, MatchesOpenBlas) {
+  REQUIRE_GPU();
+  const SgemmKernel k = GetParam();
+  int ran = 0;
+  for (const Case& c : cases()) {
+    run_case(k, c, &ran);
+    if (HasFatalFailure()) return;
+  }
+  // The NN-only aligned rungs take 20 of the full list's cases, the others more.
+  EXPECT_GE(ran, short_run() ? 1 : 20) << "too few cases ran";
+}
+
+std::vector<SgemmKernel> all_kernels() {
+  std::vector<SgemmKernel> v;
+  for (int i = 0; i < myblas::kSgemmKernelCount; ++i) v.push_back(SgemmKernel(i));
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, SgemmKernelTest, ::testing::ValuesIn(all_kernels()),
+                         [](const ::testing::TestParamInfo<SgemmKernel>& i) {
+                           return std::string(myblas::sgemm_kernel_name(i.param));
+                         });
+
+TEST(SgemmKernelTable, NamesRoundTrip) {
+  for (SgemmKernel k : all_kernels()) {
+    SgemmKernel back;
+    ASSERT_TRUE(myblas::sgemm_kernel_from_name(myblas::sgemm_kernel_name(k), &back));
+    EXPECT_EQ(back, k);
+  }
+  SgemmKernel dummy;
+  EXPECT_FALSE(myblas::sgemm_kernel_from_name("sgemm_fast", &dummy));
+  EXPECT_FALSE(myblas::sgemm_kernel_from_name(nullptr, &dummy));
+}
+
+TEST(SgemmKernelTable, ChooseReturnsAProductionKernelThatCanRun) {
+  float dummy[4];
+  for (char ta : {'N', 'T'})
+    for (char tb : {'N', 'T'})
+      for (int m : {1, 16, 17, 4096, 100000})
+        for (int n : {1, 16, 17, 4096, 100000})
+          for (int k : {1, 64, 4096}) {
+            myblas::GemmProblem p;
+            p.ta = ta == 'N' ? myblas::Op::N : myblas::Op::T;
+            p.tb = tb == 'N' ? myblas::Op::N : myblas::Op::T;
+            p.m = m;
+            p.n = n;
+            p.k = k;
+            p.lda = p.a_rows();
+            p.ldb = p.b_rows();
+            p.ldc = m;
+            p.a = p.b = dummy;
+            p.c = dummy;
+            const SgemmKernel kk = myblas::sgemm_choose(p);
+            EXPECT_TRUE(myblas::sgemm_kernel_is_production(kk)) << ta << tb << " " << m << "x" << n << "x" << k;
+            EXPECT_EQ(myblas::sgemm_can_implement(kk, p), nullptr) << ta << tb << " " << m << "x" << n << "x" << k;
+          }
+}
+
+// Leading dimensions whose offsets pass 2^31 elements (lda * (k-1), ldb * (n-1), ldc * (n-1)):
+// 64-bit address arithmetic in every production kernel. Needs about 27 GB; skipped if absent.
+TEST(SgemmKernelTest64, DeviceLargeOffsets) {
+  REQUIRE_GPU();
+  const int m = 64, n = 3, k = 3;
+  const int64_t ld = 1100000004;  // (n - 1) * ld = 2.2e9 elements; a multiple of 4
+  const size_t count = size_t(ld) * (k - 1) + m;
+  size_t free_b = 0, total_b = 0;
+  cudaMemGetInfo(&free_b, &total_b);
+  if (free_b < 3 * count * sizeof(float) + (1u << 30)) GTEST_SKIP() << "not enough device memory";
+  float *a, *b, *c;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&a), count * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&b), count * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&c), count * sizeof(float)), cudaSuccess);
+  std::mt19937_64 rng(mbtest::test_seed());
+  // Dense host copies: A is m x k, B is k x n (only its first k rows of each column are used,
+  // ld rows apart), C is m x n.
+  std::vector<float> ha(size_t(m) * k), hb(size_t(k) * n), hc(size_t(m) * n);
+  for (auto& v : ha) v = mbtest::uniform(rng);
+  for (auto& v : hb) v = mbtest::uniform(rng);
+  for (auto& v : hc) v = mbtest::uniform(rng);
+  for (int l = 0; l < k; ++l)
+    ASSERT_EQ(cudaMemcpy(a + size_t(ld) * l, ha.data() + size_t(m) * l, m * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  for (int j = 0; j < n; ++j)
+    ASSERT_EQ(cudaMemcpy(b + size_t(ld) * j, hb.data() + size_t(k) * j, k * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  const float alpha = 0.5f, beta = -1.f;
+  std::vector<float> want(hc);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      double s = 0;
+      for (int l = 0; l < k; ++l) s += double(ha[i + size_t(m) * l]) * hb[l + size_t(k) * j];
+      want[i + size_t(m) * j] = float(alpha * s + beta * double(hc[i + size_t(m) * j]));
+    }
+  for (SgemmKernel kk : {SgemmKernel::pipelined_s3, SgemmKernel::pipelined_s4, SgemmKernel::skinny_r16}) {
+    SCOPED_TRACE(myblas::sgemm_kernel_name(kk));
+    for (int j = 0; j < n; ++j)
+      ASSERT_EQ(cudaMemcpy(c + size_t(ld) * j, hc.data() + size_t(m) * j, m * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    myblas::GemmProblem p;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.lda = p.ldb = p.ldc = int(ld);
+    p.alpha = alpha;
+    p.beta = beta;
+    p.a = a;
+    p.b = b;
+    p.c = c;
+    p.mem_a = p.mem_b = p.mem_c = myblas::Mem::device;
+    ASSERT_EQ(myblas::sgemm_can_implement(kk, p), nullptr);
+    ASSERT_EQ(myblas::sgemm_run(kk, p, nullptr), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    for (int j = 0; j < n; ++j) {
+      std::vector<float> got(static_cast<size_t>(m));
+      ASSERT_EQ(cudaMemcpy(got.data(), c + size_t(ld) * j, m * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+      for (int i = 0; i < m; ++i)
+        EXPECT_NEAR(got[size_t(i)], want[i + size_t(m) * j], 1e-5) << "C(" << i << "," << j << ")";
+    }
+  }
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(c);
+}
+
+}  // namespace
