@@ -12,9 +12,7 @@
 // are stream-ordered (concurrent calls on different streams get different memory) and, below the
 // threshold, reuse cached memory instead of asking the driver, so small calls need no memset
 // and no synchronisation.
-#include <cstdint>
 #include <mutex>
-#include <unordered_set>
 #include <vector>
 
 #include "kernels/sgemv/common.cuh"
@@ -46,8 +44,6 @@ __global__ __launch_bounds__(kOut* kSplitL) void sgemv_reduce_splits_ordered(
 
 std::mutex g_mu;
 cudaMemPool_t g_pools[kMaxDevices] = {};
-cudaMemPool_t g_lastblock_pools[kMaxDevices] = {};
-std::unordered_set<const void*> g_lastblock_seen;  // allocation starts already zeroed once
 int g_sms[kMaxDevices] = {};
 struct Occ {
   const void* kernel;
@@ -57,14 +53,13 @@ struct Occ {
 };
 std::vector<Occ> g_occ;
 
-// keep: bytes the pool holds on to at synchronisation points (cudaMemPoolAttrReleaseThreshold).
-cudaError_t device_pool(cudaMemPool_t (&pools)[kMaxDevices], uint64_t keep, cudaMemPool_t* out) {
+cudaError_t device_pool(cudaMemPool_t* out) {
   int dev = 0;
   cudaError_t e = cudaGetDevice(&dev);
   if (e != cudaSuccess) return e;
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
   std::lock_guard<std::mutex> lock(g_mu);
-  if (!pools[dev]) {
+  if (!g_pools[dev]) {
     cudaMemPoolProps props{};
     props.allocType = cudaMemAllocationTypePinned;
     props.location.type = cudaMemLocationTypeDevice;
@@ -72,14 +67,11 @@ cudaError_t device_pool(cudaMemPool_t (&pools)[kMaxDevices], uint64_t keep, cuda
     cudaMemPool_t pool;
     e = cudaMemPoolCreate(&pool, &props);
     if (e != cudaSuccess) return e;
-    e = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
-    if (e != cudaSuccess) {
-      cudaMemPoolDestroy(pool);
-      return e;
-    }
-    pools[dev] = pool;
+    uint64_t keep = 64ull << 20;
+    cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    g_pools[dev] = pool;
   }
-  *out = pools[dev];
+  *out = g_pools[dev];
   return cudaSuccess;
 }
 
@@ -104,46 +96,13 @@ int device_slots(const void* kernel, int threads, size_t smem) {
 
 cudaError_t scratch_alloc(float** ptr, size_t count, cudaStream_t s) {
   cudaMemPool_t pool;
-  cudaError_t e = device_pool(g_pools, 64ull << 20, &pool);
+  cudaError_t e = device_pool(&pool);
   if (e != cudaSuccess) return e;
   return cudaMallocFromPoolAsync(reinterpret_cast<void**>(ptr), count * sizeof(float), pool, s);
 }
 
 void scratch_free(float* ptr, cudaStream_t s) {
   if (ptr) cudaFreeAsync(ptr, s);
-}
-
-cudaError_t lastblock_scratch_alloc(unsigned** counters, float** partial, size_t count, cudaStream_t s) {
-  // The zero-when-free invariant needs the pool never to return memory to the driver (the same
-  // address could come back unzeroed): release threshold = everything.
-  cudaMemPool_t pool;
-  cudaError_t e = device_pool(g_lastblock_pools, UINT64_MAX, &pool);
-  if (e != cudaSuccess) return e;
-  const size_t counter_bytes = size_t(kLastBlockCounters) * sizeof(unsigned);
-  void* p = nullptr;
-  e = cudaMallocFromPoolAsync(&p, counter_bytes + count * sizeof(float), pool, s);
-  if (e != cudaSuccess) return e;
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  bool zero = cudaStreamIsCapturing(s, &capture) != cudaSuccess || capture != cudaStreamCaptureStatusNone;
-  if (zero) {
-    cudaGetLastError();  // a refused capture query is not this call's error
-  } else {
-    std::lock_guard<std::mutex> lock(g_mu);
-    zero = g_lastblock_seen.insert(p).second;
-  }
-  if (zero && (e = cudaMemsetAsync(p, 0, counter_bytes, s)) != cudaSuccess) {
-    std::lock_guard<std::mutex> lock(g_mu);
-    g_lastblock_seen.erase(p);
-    cudaFreeAsync(p, s);
-    return e;
-  }
-  *counters = static_cast<unsigned*>(p);
-  *partial = reinterpret_cast<float*>(static_cast<char*>(p) + counter_bytes);
-  return cudaSuccess;
-}
-
-void lastblock_scratch_free(unsigned* counters, cudaStream_t s) {
-  if (counters) cudaFreeAsync(counters, s);
 }
 
 cudaError_t reduce_partials(const float* partial, int splits, int len, float alpha, float beta,

@@ -15,12 +15,7 @@
 //   - partial sums are added by __shfl_xor_sync inside the group (fixed tree: deterministic);
 //   - t_lanegroup_split also splits the rows over gridDim.y when there are too few columns to
 //     fill the device (tall-skinny shapes): partial dot products go to scratch and a second
-//     kernel adds them in split order;
-//   - t_lanegroup_lastblock: whole warps, but COLS = 2 columns per warp (16 per block instead
-//     of 32), so a square's columns alone give 4x the warps of t_lanegroup_split's blocks
-//     (the rung warp_per_column, with a warp per column, beat it at 4096^2-8192^2 T), and a
-//     row split when needed in ONE launch: the last block of each column block to finish
-//     (common.cuh arrive_last) adds the partials in split order.
+//     kernel adds them in split order.
 // If A is misaligned or lda % 4 != 0, a lane reads single floats r, r+G, ... (still coalesced).
 #include <algorithm>
 
@@ -44,12 +39,10 @@ __device__ __forceinline__ float4 load_x4(const Args& g, int r) {
 // @tparam VA   float4 loads of A (A 16-byte aligned, lda % 4 == 0)
 // @tparam VX   float4 loads of x (unit stride, 16-byte aligned)
 // Grid: (ceil(n / (kThreads/G*COLS)), splits). Block (bx, by) computes columns
-// [bx*kThreads/G*COLS, ...) over rows [by*rows_per_split, +rows_per_split). partial == nullptr:
-// store y; else store partial dot products to partial[by*n + col], and with counters (kernel
-// t_lanegroup_lastblock) the last block of column block bx adds them up and stores y.
+// [bx*kThreads/G*COLS, ...) over rows [by*rows_per_split, +rows_per_split).
 template <int G, int COLS, bool VA, bool VX>
 __global__ __launch_bounds__(kThreads) void sgemv_t_lanegroup_float4(Args g, int rows_per_split,
-                                                                     float* partial, unsigned* counters) {
+                                                                     float* partial) {
   static_assert(G >= 4 && G <= kWarp && (G & (G - 1)) == 0, "G: a power of two in 4..32");
   static_assert(!VX || VA, "vector x loads only in the vector-A variant");
   constexpr int kGroups = kThreads / G;       // lane groups per block
@@ -134,34 +127,9 @@ __global__ __launch_bounds__(kThreads) void sgemv_t_lanegroup_float4(Args g, int
         store_y(g.y0 + int64_t(col) * g.incy, acc[c], g.alpha, g.beta);
     }
   }
-  if (!counters || !arrive_last(counters + blockIdx.x)) return;
-
-  // Last block of this column block: thread (q, c) adds splits q, q + kParts, ... of column
-  // c in order and zeroes them (the scratch contract); part 0 adds the kParts sums in order.
-  constexpr int kCols = kGroups * COLS;    // columns per block
-  constexpr int kParts = kThreads / kCols;  // threads per column
-  static_assert(kThreads % kCols == 0, "whole parts per column");
-  __shared__ float sums[kParts][kCols];  // (kParts) x (kCols) part sums
-  const int c = threadIdx.x % kCols, q = threadIdx.x / kCols;
-  const int col = blockIdx.x * kCols + c;
-  float sum = 0.f;
-  if (col < g.n) {
-    float* pp = partial + col;
-#pragma unroll 4
-    for (int k = q; k < int(gridDim.y); k += kParts) sum += __ldcg(pp + int64_t(k) * g.n);
-    for (int k = q; k < int(gridDim.y); k += kParts) __stcg(pp + int64_t(k) * g.n, 0.f);
-  }
-  sums[q][c] = sum;
-  __syncthreads();
-  if (q == 0 && col < g.n) {
-    float t = 0.f;
-#pragma unroll
-    for (int k = 0; k < kParts; ++k) t += sums[k][c];
-    store_y(g.y0 + int64_t(col) * g.incy, t, g.alpha, g.beta);
-  }
 }
 
-using Kern = void (*)(Args, int, float*, unsigned*);
+using Kern = void (*)(Args, int, float*);
 
 template <int G, int COLS>
 Kern pick_variant(bool va, bool vx) {
@@ -172,36 +140,29 @@ Kern pick_variant(bool va, bool vx) {
 
 }  // namespace
 
-cudaError_t launch_t_lanegroup(const GemvProblem& p, Split split, cudaStream_t s) {
+cudaError_t launch_t_lanegroup(const GemvProblem& p, bool split, cudaStream_t s) {
   const Args g = make_args(p);
   const bool va = a_vectorizable(p), vx = va && x_vectorizable(p);
   // Lanes per column: each lane should read >= 2 float4 of a column; small m gets small groups.
   // A split kernel's rows per split are large, so it always uses whole warps.
   const int quads = (p.m + 3) / 4;
   int G = 32;
-  if (split == Split::none) {
+  if (!split) {
     G = 4;
     while (G < 32 && 2 * G * 2 <= quads) G *= 2;
   }
   Kern kern;
-  int cols_per_group = 4;
+  int cols_per_group;
   switch (G) {
-    case 4: kern = pick_variant<4, 4>(va, vx); break;
-    case 8: kern = pick_variant<8, 4>(va, vx); break;
-    case 16: kern = pick_variant<16, 4>(va, vx); break;
-    default:
-      if (split == Split::lastblock) {
-        kern = pick_variant<32, 2>(va, vx);
-        cols_per_group = 2;
-      } else {
-        kern = pick_variant<32, 4>(va, vx);
-      }
-      break;
+    case 4: kern = pick_variant<4, 4>(va, vx); cols_per_group = 4; break;
+    case 8: kern = pick_variant<8, 4>(va, vx); cols_per_group = 4; break;
+    case 16: kern = pick_variant<16, 4>(va, vx); cols_per_group = 4; break;
+    default: kern = pick_variant<32, 4>(va, vx); cols_per_group = 4; break;
   }
   const int cols_per_block = kThreads / G * cols_per_group;
   const int col_blocks = (p.n + cols_per_block - 1) / cols_per_block;
   int splits = 1, rows_per_split = p.m;
-  if (split != Split::none) {
+  if (split) {
     // Fill one wave of resident blocks; each split a multiple of the unrolled row step (512
     // rows, keeping float4 alignment) and at least 1024 rows. With enough columns for a wave
     // this is one launch, the same as t_lanegroup with G = 32.
@@ -213,24 +174,13 @@ cudaError_t launch_t_lanegroup(const GemvProblem& p, Split split, cudaStream_t s
     splits = (p.m + rows_per_split - 1) / rows_per_split;
   }
   if (splits == 1) {
-    kern<<<dim3(unsigned(col_blocks), 1u), kThreads, 0, s>>>(g, p.m, nullptr, nullptr);
+    kern<<<dim3(unsigned(col_blocks), 1u), kThreads, 0, s>>>(g, p.m, nullptr);
     return cudaGetLastError();
   }
-  const size_t count = size_t(splits) * size_t(p.n);
   float* part = nullptr;
-  cudaError_t e;
-  if (split == Split::lastblock && col_blocks <= kLastBlockCounters) {
-    unsigned* counters = nullptr;
-    e = lastblock_scratch_alloc(&counters, &part, count, s);
-    if (e != cudaSuccess) return e;
-    kern<<<dim3(unsigned(col_blocks), unsigned(splits)), kThreads, 0, s>>>(g, rows_per_split, part, counters);
-    e = cudaGetLastError();
-    lastblock_scratch_free(counters, s);
-    return e;
-  }
-  e = scratch_alloc(&part, count, s);
+  cudaError_t e = scratch_alloc(&part, size_t(splits) * size_t(p.n), s);
   if (e != cudaSuccess) return e;
-  kern<<<dim3(unsigned(col_blocks), unsigned(splits)), kThreads, 0, s>>>(g, rows_per_split, part, nullptr);
+  kern<<<dim3(unsigned(col_blocks), unsigned(splits)), kThreads, 0, s>>>(g, rows_per_split, part);
   e = cudaGetLastError();
   if (e == cudaSuccess) e = reduce_partials(part, splits, p.n, p.alpha, p.beta, g.y0, g.incy, s);
   scratch_free(part, s);
