@@ -27,6 +27,7 @@ Config load() {
   c.log_file = env("MYBLAS_LOG");
   c.test_fault = env("MYBLAS_TEST_FAULT");
   c.sgemv_kernel = env("MYBLAS_SGEMV_KERNEL");
+  c.sgemm_kernel = env("MYBLAS_SGEMM_KERNEL");
   return c;
 }
 }  // namespace

@@ -14,6 +14,7 @@ struct Config {
   std::string backend_error;         // set when MYBLAS_BACKEND had an unknown value
   std::string test_fault;            // MYBLAS_TEST_FAULT: test-only, see fault_injected()
   std::string sgemv_kernel;          // MYBLAS_SGEMV_KERNEL: with MYBLAS_BACKEND=kernels, this one
+  std::string sgemm_kernel;          // MYBLAS_SGEMM_KERNEL: likewise for SGEMM
 };
 
 // Test-only fault injection: MYBLAS_TEST_FAULT is a comma-separated list of GPU-path steps

@@ -16,6 +16,7 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "interface/entry.h"
+#include "kernels/sgemm.h"
 #include "kernels/sgemv.h"
 
 namespace myblas {
@@ -231,17 +232,37 @@ void run_gemm(GemmProblem& p) {
     }
   }
   const Backend backend = backend_setting();
-  if (backend == Backend::kernels)
-    warn_once("kernels-gemm", "MYBLAS_BACKEND=kernels: no hand-written GEMM kernels yet; "
-                              "SGEMM and HGEMM run on cuBLAS");
+  // Our SGEMM kernel for this shape: MYBLAS_SGEMM_KERNEL when forced (for the calls it can
+  // run), else our choice; auto mode takes it only where the committed benchmark measured it
+  // faster than cuBLAS (sgemm_kernel_beats_cublas). HGEMM has no kernel of ours yet.
+  bool has_kernel = false, kernel_wins = false;
+  SgemmKernel kernel = SgemmKernel::naive;
+  if (gpu && p.routine == Routine::sgemm && !p.scale_only()) {
+    kernel = sgemm_choose(p);
+    if (backend == Backend::kernels && !config().sgemm_kernel.empty()) {
+      SgemmKernel named;
+      if (!sgemm_kernel_from_name(config().sgemm_kernel.c_str(), &named))
+        warn_once("sgemm-kernel", "unknown MYBLAS_SGEMM_KERNEL '" + config().sgemm_kernel + "'");
+      else if (sgemm_can_implement(named, p) == nullptr)
+        kernel = named;
+    }
+    has_kernel = sgemm_can_implement(kernel, p) == nullptr;
+    kernel_wins = has_kernel && sgemm_kernel_beats_cublas(p);
+  }
+  if (backend == Backend::kernels && p.routine == Routine::hgemm)
+    warn_once("kernels-hgemm", "MYBLAS_BACKEND=kernels: no hand-written HGEMM kernel yet; HGEMM runs on cuBLAS");
   const HostEntry* host = gpu && backend == Backend::auto_ && !p.any_device() && !p.scale_only()
                              ? nearest_host_entry(p.routine, p.m, p.n, p.k)
                              : nullptr;
-  const Request req{p.routine, backend, gpu, p.any_device(), false, false,
+  const Request req{p.routine, backend, gpu, p.any_device(), has_kernel, kernel_wins,
                     host && host->path == Path::cublas};
   const Rule& rule = choose(req);
-  const Path path = execute(rule, p, routine_name(p.routine),
-                            [&p](Path, std::string* why) { return cublas_gemm(p, why); }, cpu_gemm);
+  const Path path = execute(
+      rule, p, routine_name(p.routine),
+      [&p, kernel](Path chosen, std::string* why) {
+        return chosen == Path::kernels ? kernel_gemm(p, kernel, why) : cublas_gemm(p, why);
+      },
+      cpu_gemm);
   set_last_path(path);
   if (verbose()) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -249,10 +270,12 @@ void run_gemm(GemmProblem& p) {
         host ? strformat(" table=%dx%dx%d:%s:%.3f", host->m, host->n, host->k, path_name(host->path),
                          host->cpu_over_gpu)
              : std::string();
+    const std::string detail =
+        (path == Path::kernels ? std::string(" kernel=") + sgemm_kernel_name(kernel) : std::string()) + table;
     log_line(strformat("%s %c%c m=%d n=%d k=%d mem(a,b,c)=%s path=%s rule=%s%s time=%.3f ms",
                        routine_name(p.routine), op_char(p.ta), op_char(p.tb), p.m, p.n, p.k,
                        mems(p.mem_a, p.mem_b, p.mem_c).c_str(), path_name(path), rule.name,
-                       table.c_str(), ms));
+                       detail.c_str(), ms));
   }
 }
 

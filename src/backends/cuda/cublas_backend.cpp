@@ -113,11 +113,12 @@ int run_device(int problem_device, int current) { return problem_device >= 0 ? p
 
 }  // namespace
 
-bool cublas_gemm(const GemmProblem& p, std::string* why) {
+namespace {
+bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, std::string* why) {
   cudaStream_t s = thread_stream();
   DeviceScope scope(p.device);
   MYBLAS_CUDA_TRY("device", scope.status(), "cudaSetDevice");
-  if (!p.scale_only() && p.mem_a == Mem::host && p.mem_b == Mem::host && p.mem_c == Mem::host) {
+  if (!kernel && !p.scale_only() && p.mem_a == Mem::host && p.mem_b == Mem::host && p.mem_c == Mem::host) {
     // Host arrays: the pipelined path. If it fails part-way, the columns it finished are
     // final and the rest are untouched, so only those are completed on the CPU.
     int done = 0;
@@ -152,26 +153,38 @@ bool cublas_gemm(const GemmProblem& p, std::string* why) {
     if (!matrix_in(p.a, p.mem_a, owner_a, dev, p.lda, p.a_rows(), p.a_cols(), es, true, s, &a, why) ||
         !matrix_in(p.b, p.mem_b, owner_b, dev, p.ldb, p.b_rows(), p.b_cols(), es, true, s, &b, why))
       return false;
-    cublasHandle_t h = cublas_handle(
-        dev, s, p.routine == Routine::hgemm ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH, why);
-    if (!h) return false;
-    const CublasApi* api = cublas_api(why);
-    const cublasOperation_t ta = p.ta == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T;
-    const cublasOperation_t tb = p.tb == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T;
-    cublasStatus_t st;
-    if (fault_injected("cublas"))  // before the call: a device C must stay untouched
-      st = CUBLAS_STATUS_EXECUTION_FAILED;
-    else if (p.routine == Routine::hgemm)
-      st = hgemm_round_once(api, h, ta, tb, p, a, b, static_cast<uint16_t*>(cptr), c.ld, s, why);
-    else
-      st = api->sgemm(h, ta, tb, p.m, p.n, p.k, &p.alpha, static_cast<const float*>(a.ptr),
-                      int(a.ld), static_cast<const float*>(b.ptr), int(b.ld), &p.beta,
-                      static_cast<float*>(cptr), int(c.ld));
-    if (st != CUBLAS_STATUS_SUCCESS) {
-      if (why->empty())
-        *why = std::string(p.routine == Routine::hgemm ? "cublasGemmEx" : "cublasSgemm") +
-               " failed: " + api->status_string(st);
-      return false;
+    if (kernel) {
+      GemmProblem q = p;  // the same problem on the device copies
+      q.a = a.ptr;
+      q.lda = int(a.ld);
+      q.b = b.ptr;
+      q.ldb = int(b.ld);
+      q.c = cptr;
+      q.ldc = int(c.ld);
+      q.mem_a = q.mem_b = q.mem_c = Mem::device;
+      MYBLAS_CUDA_TRY("launch", sgemm_run(*kernel, q, s), sgemm_kernel_name(*kernel));
+    } else {
+      cublasHandle_t h = cublas_handle(
+          dev, s, p.routine == Routine::hgemm ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH, why);
+      if (!h) return false;
+      const CublasApi* api = cublas_api(why);
+      const cublasOperation_t ta = p.ta == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T;
+      const cublasOperation_t tb = p.tb == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T;
+      cublasStatus_t st;
+      if (fault_injected("cublas"))  // before the call: a device C must stay untouched
+        st = CUBLAS_STATUS_EXECUTION_FAILED;
+      else if (p.routine == Routine::hgemm)
+        st = hgemm_round_once(api, h, ta, tb, p, a, b, static_cast<uint16_t*>(cptr), c.ld, s, why);
+      else
+        st = api->sgemm(h, ta, tb, p.m, p.n, p.k, &p.alpha, static_cast<const float*>(a.ptr),
+                        int(a.ld), static_cast<const float*>(b.ptr), int(b.ld), &p.beta,
+                        static_cast<float*>(cptr), int(c.ld));
+      if (st != CUBLAS_STATUS_SUCCESS) {
+        if (why->empty())
+          *why = std::string(p.routine == Routine::hgemm ? "cublasGemmEx" : "cublasSgemm") +
+                 " failed: " + api->status_string(st);
+        return false;
+      }
     }
   }
   if (!in_place(p.mem_c, owner_c, dev)) {
@@ -202,6 +215,12 @@ bool cublas_gemm(const GemmProblem& p, std::string* why) {
   }
   return true;
 }
+
+}  // namespace
+
+bool cublas_gemm(const GemmProblem& p, std::string* why) { return gpu_gemm(p, nullptr, why); }
+
+bool kernel_gemm(const GemmProblem& p, SgemmKernel k, std::string* why) { return gpu_gemm(p, &k, why); }
 
 namespace {
 bool gpu_gemv(const GemvProblem& p, const SgemvKernel* kernel, std::string* why) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/problem.h"
+#include "kernels/sgemm.h"
 #include "kernels/sgemv.h"
 
 namespace myblas {
@@ -11,6 +12,8 @@ namespace myblas {
 // false (with *why) when any CUDA or cuBLAS step failed before the result was written:
 // the caller then completes the call on the CPU.
 bool cublas_gemm(const GemmProblem& p, std::string* why);
+// The same staging around one of our SGEMM kernels (src/kernels/sgemm.h) instead of cuBLAS.
+bool kernel_gemm(const GemmProblem& p, SgemmKernel k, std::string* why);
 bool cublas_gemv(const GemvProblem& p, std::string* why);
 // The same staging around one of our SGEMV kernels (src/kernels/sgemv.h) instead of cuBLAS.
 bool kernel_gemv(const GemvProblem& p, SgemvKernel k, std::string* why);
