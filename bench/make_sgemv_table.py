@@ -13,7 +13,8 @@ import csv
 import sys
 from collections import defaultdict
 
-CANDIDATES = {"n_rowblock", "n_rowblock_split", "t_lanegroup", "t_lanegroup_split", "warp_per_column"}
+CANDIDATES = {"n_rowblock", "n_rowblock_split", "n_rowblock_lastblock", "t_lanegroup", "t_lanegroup_split",
+              "t_lanegroup_lastblock", "warp_per_column"}
 
 worst = defaultdict(lambda: float("inf"))  # (trans, m, n, kernel) -> worst ratio over runs
 runs_seen = defaultdict(int)

@@ -2,8 +2,9 @@
 // on device pointers. A ladder of teaching rungs (kept for the benchmark) and the production
 // kernels that dispatch may pick. Every kernel handles any m, n >= 1, lda >= m, negative and
 // non-unit increments, beta == 0 without reading y, and misaligned operands (a scalar-load
-// variant is chosen at launch); results are deterministic (no atomics; split kernels reduce
-// their partial sums in a fixed order in a second stage).
+// variant is chosen at launch); results are deterministic: split kernels reduce their partial
+// sums in a fixed split order, in a second launch (*_split) or in the last block of each group
+// to finish (*_lastblock, whose only atomic is the arrival counter that elects that block).
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -22,8 +23,10 @@ enum class SgemvKernel {
   n_rowblock_split,      // N: as n_rowblock, columns also split over blocks + ordered 2nd stage
   t_lanegroup,           // T: a group of 4..32 lanes per column, float4, shuffle reduce
   t_lanegroup_split,     // T: as t_lanegroup, rows also split over blocks + ordered 2nd stage
+  n_rowblock_lastblock,  // N: as n_rowblock_split in one launch, last block reduces in order
+  t_lanegroup_lastblock, // T: a warp per column, float4, row split in one launch (last block)
 };
-constexpr int kSgemvKernelCount = 8;
+constexpr int kSgemvKernelCount = 10;
 
 const char* sgemv_kernel_name(SgemvKernel k);
 bool sgemv_kernel_from_name(const char* name, SgemvKernel* out);
@@ -40,7 +43,9 @@ SgemvKernel sgemv_choose(const GemvProblem& p);
 // Launches on `stream`. p is validated (m, n > 0, lda >= max(1, m), incx, incy != 0, x and y
 // point at their lowest-addressed element). alpha == 0 scales y by beta without reading A or x.
 // Split kernels take their scratch from a per-device stream-ordered pool (cudaMallocFromPoolAsync,
-// freed with cudaFreeAsync on the same stream; the pool keeps up to 64 MiB cached).
+// freed with cudaFreeAsync on the same stream; the pool keeps up to 64 MiB cached); the
+// *_lastblock kernels from a second pool that keeps what it holds and whose memory is zero
+// whenever free (src/kernels/sgemv/split_reduce.cu), so concurrent calls on any streams are safe.
 // Returns the launch error (cudaGetLastError), or the allocation error.
 cudaError_t sgemv_run(SgemvKernel k, const GemvProblem& p, cudaStream_t stream);
 

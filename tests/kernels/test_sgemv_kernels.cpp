@@ -2,7 +2,7 @@
 // compared with OpenBLAS: sizes off every tile (1, 3, 31, 33, 1000, 4097, 100000 x 3, ...),
 // both transposes, increments in {-3, -1, 1, 2}, padded lda with guards that must survive,
 // NaN in y with beta == 0, operands misaligned by one float, alpha == 0, and two runs that must
-// agree bit for bit. Error bound per element: (len(x) + 2) * 4 * eps * (|alpha| sum |a||x| + |beta y|).
+// agree bit for bit; the single-pass split kernels also on two streams at once. Error bound per element: (len(x) + 2) * 4 * eps * (|alpha| sum |a||x| + |beta y|).
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -74,6 +74,15 @@ struct Case {
   }
 };
 
+bool is_n_kernel(SgemvKernel k) {
+  return k == SgemvKernel::n_rowblock || k == SgemvKernel::n_rowblock_split ||
+         k == SgemvKernel::n_rowblock_lastblock;
+}
+bool is_t_kernel(SgemvKernel k) {
+  return k == SgemvKernel::t_lanegroup || k == SgemvKernel::t_lanegroup_split ||
+         k == SgemvKernel::t_lanegroup_lastblock;
+}
+
 // Runs one case; returns false (with a failure already reported) on any mismatch.
 void run_case(SgemvKernel k, const Case& c, int* ran) {
   SCOPED_TRACE(std::string(myblas::sgemv_kernel_name(k)) + " " + c.str() + " seed " +
@@ -103,10 +112,7 @@ void run_case(SgemvKernel k, const Case& c, int* ran) {
   p.y = dy.ptr + mbtest::Vector::kPad;
 
   const char* reason = myblas::sgemv_can_implement(k, p);
-  const bool other_trans =
-      (k == SgemvKernel::n_rowblock || k == SgemvKernel::n_rowblock_split) ? c.t != 'N'
-      : (k == SgemvKernel::t_lanegroup || k == SgemvKernel::t_lanegroup_split) ? c.t == 'N'
-                                                                                 : false;
+  const bool other_trans = is_n_kernel(k) ? c.t != 'N' : is_t_kernel(k) ? c.t == 'N' : false;
   const bool too_long_x = k == SgemvKernel::x_constant && lx > 16384;
   if (other_trans || too_long_x) {
     EXPECT_NE(reason, nullptr) << "must refuse this problem";
@@ -235,6 +241,81 @@ TEST(SgemvKernelTable, ChooseReturnsAProductionKernelThatCanRun) {
         EXPECT_TRUE(myblas::sgemv_kernel_is_production(k)) << t << " " << m << "x" << n;
         EXPECT_EQ(myblas::sgemv_can_implement(k, p), nullptr) << t << " " << m << "x" << n;
       }
+}
+
+// The single-pass split kernels elect the last block of each group with a counter in their
+// scratch: calls in flight at the same time on two streams must not share counters or partial
+// sums, and every call must leave its counters reset for the next user of that memory. Each
+// stream runs 12 calls with its own x into its own NaN-poisoned y; every result must equal,
+// bit for bit, the same call run alone (itself checked against a float64 host sum).
+TEST(SgemvKernelConcurrency, LastblockOnTwoStreams) {
+  REQUIRE_GPU();
+  constexpr int kIters = 12;
+  struct Shape { SgemvKernel k; char t; int m, n; };
+  // Shapes that split: N with 8 row blocks (dozens of column splits), T with 63 column blocks.
+  const Shape shapes[] = {{SgemvKernel::n_rowblock_lastblock, 'N', 1000, 20000},
+                          {SgemvKernel::t_lanegroup_lastblock, 'T', 20000, 1000}};
+  for (const Shape& sh : shapes) {
+    SCOPED_TRACE(std::string(myblas::sgemv_kernel_name(sh.k)) + " " + sh.t + " " + std::to_string(sh.m) +
+                 "x" + std::to_string(sh.n) + " seed " + std::to_string(mbtest::test_seed()));
+    const int lx = sh.t == 'N' ? sh.n : sh.m, ly = sh.t == 'N' ? sh.m : sh.n;
+    std::mt19937 rng(uint32_t(mbtest::test_seed()) ^ 0x5a5au);
+    std::uniform_real_distribution<float> d(-1.f, 1.f);
+    std::vector<float> ha(size_t(sh.m) * sh.n), hx[2] = {std::vector<float>(size_t(lx)), std::vector<float>(size_t(lx))};
+    for (auto& v : ha) v = d(rng);
+    for (auto& xv : hx)
+      for (auto& v : xv) v = d(rng);
+    DevBuf da(ha, 0), dx0(hx[0], 0), dx1(hx[1], 0);
+    const DevBuf* dxs[2] = {&dx0, &dx1};
+    std::vector<float> nan_y(size_t(ly) * (kIters + 1), std::nanf(""));
+    DevBuf dy0(nan_y, 0), dy1(nan_y, 0);  // slot 0: the call alone; 1..kIters: concurrent calls
+    DevBuf* dys[2] = {&dy0, &dy1};
+    auto problem = [&](int s, int slot) {
+      myblas::GemvProblem p;
+      p.ta = sh.t == 'N' ? myblas::Op::N : myblas::Op::T;
+      p.m = sh.m;
+      p.n = sh.n;
+      p.lda = sh.m;
+      p.alpha = 1.f;
+      p.beta = 0.f;
+      p.a = da.ptr;
+      p.x = dxs[s]->ptr;
+      p.y = dys[s]->ptr + size_t(slot) * ly;
+      p.mem_a = p.mem_x = p.mem_y = myblas::Mem::device;
+      return p;
+    };
+    ASSERT_EQ(myblas::sgemv_run(sh.k, problem(0, 0), nullptr), cudaSuccess);
+    ASSERT_EQ(myblas::sgemv_run(sh.k, problem(1, 0), nullptr), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    cudaStream_t st[2];
+    ASSERT_EQ(cudaStreamCreateWithFlags(&st[0], cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(cudaStreamCreateWithFlags(&st[1], cudaStreamNonBlocking), cudaSuccess);
+    for (int it = 1; it <= kIters; ++it)
+      for (int s = 0; s < 2; ++s) ASSERT_EQ(myblas::sgemv_run(sh.k, problem(s, it), st[s]), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    cudaStreamDestroy(st[0]);
+    cudaStreamDestroy(st[1]);
+    for (int s = 0; s < 2; ++s) {
+      std::vector<float> got(nan_y.size());
+      dys[s]->download(&got);
+      // The call alone against float64.
+      double worst = 0;
+      for (int i = 0; i < ly; ++i) {
+        double want = 0, scale = 0;
+        for (int l = 0; l < lx; ++l) {
+          const double a = sh.t == 'N' ? ha[size_t(l) * sh.m + i] : ha[size_t(i) * sh.m + l];
+          want += a * hx[s][size_t(l)];
+          scale += std::fabs(a * hx[s][size_t(l)]);
+        }
+        const double r = std::fabs(got[size_t(i)] - want) / ((lx + 2) * 4.0 * FLT_EPSILON * scale);
+        if (!(r <= worst)) worst = r;
+      }
+      EXPECT_LE(worst, 1.0) << "stream " << s << ": the call alone is wrong (error/bound)";
+      for (int it = 1; it <= kIters; ++it)
+        EXPECT_EQ(std::memcmp(got.data(), got.data() + size_t(it) * ly, size_t(ly) * sizeof(float)), 0)
+            << "stream " << s << " call " << it << " differs from the call alone";
+    }
+  }
 }
 
 // Rows and columns past 2^31 elements of A: 64-bit offsets (needs 8.6 GB; skipped if absent).

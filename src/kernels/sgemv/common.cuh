@@ -58,6 +58,25 @@ __device__ __forceinline__ float dot4(float4 a, float4 b, float acc) {
   return fmaf(a.w, b.w, acc);
 }
 
+// Single-pass split (the *_lastblock kernels): the gridDim.y blocks that share blockIdx.x each
+// write their partial sums to scratch, then count themselves on counter[blockIdx.x]; the block
+// that arrives last (whichever it is) adds all the partials of its group in split order and
+// stores y, so the result is the same bitwise whatever the scheduling. Call with every
+// thread of the block after its partial stores; true in every thread of the last block. The
+// last block resets the counter to 0 (the scratch contract below).
+__device__ __forceinline__ bool arrive_last(unsigned* counter) {
+  __shared__ bool last;
+  __threadfence();  // this thread's partial stores are visible device-wide before the count
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    last = atomicAdd(counter, 1u) == gridDim.y - 1;
+    if (last) *counter = 0u;  // every other block of the group has already counted
+  }
+  __syncthreads();
+  if (last) __threadfence();
+  return last;
+}
+
 // Resident 256-thread blocks of `kernel` on the whole device (for grid sizing).
 int device_slots(const void* kernel, int threads, size_t smem);
 
@@ -66,12 +85,26 @@ cudaError_t launch_thread_per_row(const GemvProblem& p, cudaStream_t s);
 cudaError_t launch_warp_per_column(const GemvProblem& p, cudaStream_t s);
 cudaError_t launch_x_constant(const GemvProblem& p, cudaStream_t s);
 cudaError_t launch_x_shared(const GemvProblem& p, cudaStream_t s);
-cudaError_t launch_n_rowblock(const GemvProblem& p, bool split, cudaStream_t s);
-cudaError_t launch_t_lanegroup(const GemvProblem& p, bool split, cudaStream_t s);
+// How the production kernels split the reduction dimension over blocks: not at all, with a
+// second reduction launch (reduce_partials), or in one launch by the last block of each group.
+enum class Split { none, two_pass, lastblock };
+cudaError_t launch_n_rowblock(const GemvProblem& p, Split split, cudaStream_t s);
+cudaError_t launch_t_lanegroup(const GemvProblem& p, Split split, cudaStream_t s);
 
 // Scratch for split kernels, from a per-device pool, stream-ordered.
 cudaError_t scratch_alloc(float** ptr, size_t count, cudaStream_t s);
 void scratch_free(float* ptr, cudaStream_t s);
+// Scratch for the single-pass split kernels: kLastBlockCounters zero counters, then `count`
+// floats for partial sums, one stream-ordered allocation from a second per-device pool. That
+// pool keeps an invariant instead of a memset per call: every byte it ever handed out is zero
+// again when freed (the kernels reset their counters and zero every partial after reading it),
+// and only an allocation starting at an address the pool never returned before (fresh memory)
+// or one made during stream capture (a graph replays it) gets a cudaMemsetAsync of its
+// counters. Concurrent calls on different streams get different allocations from the pool.
+constexpr int kLastBlockCounters = 8192;
+cudaError_t lastblock_scratch_alloc(unsigned** counters, float** partial, size_t count, cudaStream_t s);
+void lastblock_scratch_free(unsigned* counters, cudaStream_t s);
+
 // Second stage: y[i] = alpha * sum_{s < splits} partial[s*len + i] (+ beta*y[i]), summed in
 // split order, so the result does not depend on scheduling.
 cudaError_t reduce_partials(const float* partial, int splits, int len, float alpha, float beta,

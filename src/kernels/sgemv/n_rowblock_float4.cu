@@ -13,7 +13,11 @@
 //   - A is read with __ldcs (evict-first): it is touched once, x and y should stay in L2;
 //   - n_rowblock_split also splits the columns over gridDim.y blocks when there are too few row
 //     blocks to fill the device (short-wide and square shapes): each split writes its partial
-//     sums to scratch, and a second kernel adds the splits in order (deterministic).
+//     sums to scratch, and a second kernel adds the splits in order (deterministic);
+//   - n_rowblock_lastblock splits the same way in ONE launch: the last block to finish of each
+//     row block (found with a counter, common.cuh arrive_last) adds its 128 rows' partials in
+//     split order. That saves the second launch and its wait for the whole grid (~7% of a
+//     4096^2 call, bench/results/h100-sgemv-2026-11-22.md).
 // If A is misaligned or lda % 4 != 0 the same kernel runs with scalar loads (a lane owns rows
 // lane, lane+32, lane+64, lane+96 of the block), still coalesced.
 #include <algorithm>
@@ -50,10 +54,12 @@ __device__ __forceinline__ void axpy4(float4 a, float x, float (&acc)[4]) {
 
 // Grid: (ceil(m / kRows), splits). Block (bx, by) computes rows [bx*kRows, +kRows) over columns
 // [by*cols_per_split, +cols_per_split). partial == nullptr: store y; else store partial sums
-// to partial[by*m + row].
+// to partial[by*m + row], and with counters (kernel n_rowblock_lastblock) the last block of
+// row block bx adds them up and stores y.
 template <bool VA>
 __global__ __launch_bounds__(kThreads, VA ? 4 : 2) void sgemv_n_rowblock_float4(Args g, int cols_per_split,
-                                                                    float* partial) {
+                                                                    float* partial, unsigned* counters) {
+  static_assert(kThreads == 2 * kRows, "the last block adds each row's splits with two threads");
   __shared__ float4 red[kWarps][kRows / 4];  // (8 warps) x (128 rows) partial sums
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
   const int row0 = blockIdx.x * kRows;
@@ -103,17 +109,37 @@ __global__ __launch_bounds__(kThreads, VA ? 4 : 2) void sgemv_n_rowblock_float4(
         store_y(g.y0 + int64_t(row) * g.incy, s, g.alpha, g.beta);
     }
   }
+  if (!counters || !arrive_last(counters + blockIdx.x)) return;
+
+  // Last block of this row block: thread (h, t) adds splits [h*half, ...) of row row0 + t in
+  // order, then zeroes them (the scratch contract); the two halves are added in order.
+  const int t = threadIdx.x % kRows, h = threadIdx.x / kRows;
+  const int row = row0 + t;
+  const int half = (gridDim.y + 1) / 2;
+  const int k0 = h * half, k1 = h == 0 ? half : gridDim.y;
+  float sum = 0.f;
+  if (row < g.m) {
+    float* pp = partial + row;
+#pragma unroll 8
+    for (int k = k0; k < k1; ++k) sum += __ldcg(pp + int64_t(k) * g.m);
+    for (int k = k0; k < k1; ++k) __stcg(pp + int64_t(k) * g.m, 0.f);
+  }
+  float* upper = reinterpret_cast<float*>(red);  // (kRows) second-half sums; red is free again
+  if (h == 1) upper[t] = sum;
+  __syncthreads();
+  if (h == 0 && row < g.m) store_y(g.y0 + int64_t(row) * g.incy, sum + upper[t], g.alpha, g.beta);
 }
 
 }  // namespace
 
-cudaError_t launch_n_rowblock(const GemvProblem& p, bool split, cudaStream_t s) {
+cudaError_t launch_n_rowblock(const GemvProblem& p, Split split, cudaStream_t s) {
   const Args g = make_args(p);
   const bool va = a_vectorizable(p);
-  void (*kern)(Args, int, float*) = va ? sgemv_n_rowblock_float4<true> : sgemv_n_rowblock_float4<false>;
+  void (*kern)(Args, int, float*, unsigned*) =
+      va ? sgemv_n_rowblock_float4<true> : sgemv_n_rowblock_float4<false>;
   const int row_blocks = (p.m + kRows - 1) / kRows;
   int splits = 1, cols_per_split = p.n;
-  if (split) {
+  if (split != Split::none) {
     // One wave of resident blocks: as many column splits as fill the free slots, each split
     // at least 64 columns (8 per warp) so the partial sums stay a small fraction of A.
     const int slots = device_slots(reinterpret_cast<const void*>(kern), kThreads, 0);
@@ -124,13 +150,24 @@ cudaError_t launch_n_rowblock(const GemvProblem& p, bool split, cudaStream_t s) 
     splits = (p.n + cols_per_split - 1) / cols_per_split;
   }
   if (splits == 1) {
-    kern<<<dim3(unsigned(row_blocks), 1u), kThreads, 0, s>>>(g, p.n, nullptr);
+    kern<<<dim3(unsigned(row_blocks), 1u), kThreads, 0, s>>>(g, p.n, nullptr, nullptr);
     return cudaGetLastError();
   }
+  const size_t count = size_t(splits) * size_t(p.m);
   float* part = nullptr;
-  cudaError_t e = scratch_alloc(&part, size_t(splits) * size_t(p.m), s);
+  cudaError_t e;
+  if (split == Split::lastblock && row_blocks <= kLastBlockCounters) {
+    unsigned* counters = nullptr;
+    e = lastblock_scratch_alloc(&counters, &part, count, s);
+    if (e != cudaSuccess) return e;
+    kern<<<dim3(unsigned(row_blocks), unsigned(splits)), kThreads, 0, s>>>(g, cols_per_split, part, counters);
+    e = cudaGetLastError();
+    lastblock_scratch_free(counters, s);
+    return e;
+  }
+  e = scratch_alloc(&part, count, s);
   if (e != cudaSuccess) return e;
-  kern<<<dim3(unsigned(row_blocks), unsigned(splits)), kThreads, 0, s>>>(g, cols_per_split, part);
+  kern<<<dim3(unsigned(row_blocks), unsigned(splits)), kThreads, 0, s>>>(g, cols_per_split, part, nullptr);
   e = cudaGetLastError();
   if (e == cudaSuccess) e = reduce_partials(part, splits, p.m, p.alpha, p.beta, g.y0, g.incy, s);
   scratch_free(part, s);

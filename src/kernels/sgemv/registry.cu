@@ -24,6 +24,8 @@ constexpr Entry kTable[kSgemvKernelCount] = {
     {SgemvKernel::n_rowblock_split, "n_rowblock_split", true},
     {SgemvKernel::t_lanegroup, "t_lanegroup", true},
     {SgemvKernel::t_lanegroup_split, "t_lanegroup_split", true},
+    {SgemvKernel::n_rowblock_lastblock, "n_rowblock_lastblock", true},
+    {SgemvKernel::t_lanegroup_lastblock, "t_lanegroup_lastblock", true},
 };
 
 constexpr int kConstantX = 16384;  // rung 3's __constant__ array, floats
@@ -73,10 +75,12 @@ const char* sgemv_can_implement(SgemvKernel k, const GemvProblem& p) {
       return nullptr;
     case SgemvKernel::n_rowblock:
     case SgemvKernel::n_rowblock_split:
+    case SgemvKernel::n_rowblock_lastblock:
       if (p.ta != Op::N) return "an op(A) = A kernel; the problem is transposed";
       return nullptr;
     case SgemvKernel::t_lanegroup:
     case SgemvKernel::t_lanegroup_split:
+    case SgemvKernel::t_lanegroup_lastblock:
       if (p.ta != Op::T) return "an op(A) = A^T kernel; the problem is not transposed";
       return nullptr;
     default:
@@ -84,17 +88,22 @@ const char* sgemv_can_implement(SgemvKernel k, const GemvProblem& p) {
   }
 }
 
-// Measured on the H100 (bench/results/h100-sgemv-*.md), event-timed calls beside cuBLAS:
-//   N: the column split fills the device for every shape with fewer than about 4 waves of
-//      128-row blocks and degenerates to one launch when there are enough rows; only tiny
-//      problems (256^2: 8.4 us vs 12.5 us) are faster without its second launch.
-//   T: the row split is needed when the columns alone give too few blocks (tall-skinny,
-//      100000 x 1000: 149 us vs 367 us) and degenerates to one launch otherwise; small m
-//      (< 2048) wants the unsplit kernel's narrow lane groups (64 x 1048576: 98 us vs 115 us).
+// Measured on the H100 (bench/results/h100-sgemv-2026-11-22-v2.md), event-timed calls beside
+// cuBLAS. The dispatch uses the generated table (src/dispatch/sgemv_table.inc); this rule is
+// the fallback between production kernels and the benchmark's "chosen" column:
+//   N: tiny problems (256^2) want n_rowblock's single cheap launch; one row block (m <= 128)
+//      with hundreds of column splits wants the two-pass split, whose 32x32-thread reduction
+//      blocks beat one last block adding 500 splits per row (64 x 1048576: 1.05x vs 0.98x);
+//      otherwise the single-pass n_rowblock_lastblock.
+//   T: small m (< 1024) wants t_lanegroup's narrow lane groups (64 x 1048576: 1.58x);
+//      otherwise t_lanegroup_lastblock (a warp per column, one launch: 4096^2 1.17-1.26x).
 SgemvKernel sgemv_choose(const GemvProblem& p) {
   const int64_t size = int64_t(p.m) * p.n;
-  if (p.ta == Op::N) return size < (1 << 18) ? SgemvKernel::n_rowblock : SgemvKernel::n_rowblock_split;
-  return p.m < 2048 || size < (1 << 18) ? SgemvKernel::t_lanegroup : SgemvKernel::t_lanegroup_split;
+  if (p.ta == Op::N) {
+    if (size < (1 << 18)) return SgemvKernel::n_rowblock;
+    return p.m <= 128 ? SgemvKernel::n_rowblock_split : SgemvKernel::n_rowblock_lastblock;
+  }
+  return p.m < 1024 || size < (1 << 18) ? SgemvKernel::t_lanegroup : SgemvKernel::t_lanegroup_lastblock;
 }
 
 cudaError_t sgemv_run(SgemvKernel k, const GemvProblem& p, cudaStream_t s) {
@@ -111,10 +120,12 @@ cudaError_t sgemv_run(SgemvKernel k, const GemvProblem& p, cudaStream_t s) {
     case SgemvKernel::warp_per_column: return launch_warp_per_column(p, s);
     case SgemvKernel::x_constant: return launch_x_constant(p, s);
     case SgemvKernel::x_shared: return launch_x_shared(p, s);
-    case SgemvKernel::n_rowblock: return launch_n_rowblock(p, false, s);
-    case SgemvKernel::n_rowblock_split: return launch_n_rowblock(p, true, s);
-    case SgemvKernel::t_lanegroup: return launch_t_lanegroup(p, false, s);
-    case SgemvKernel::t_lanegroup_split: return launch_t_lanegroup(p, true, s);
+    case SgemvKernel::n_rowblock: return launch_n_rowblock(p, Split::none, s);
+    case SgemvKernel::n_rowblock_split: return launch_n_rowblock(p, Split::two_pass, s);
+    case SgemvKernel::n_rowblock_lastblock: return launch_n_rowblock(p, Split::lastblock, s);
+    case SgemvKernel::t_lanegroup: return launch_t_lanegroup(p, Split::none, s);
+    case SgemvKernel::t_lanegroup_split: return launch_t_lanegroup(p, Split::two_pass, s);
+    case SgemvKernel::t_lanegroup_lastblock: return launch_t_lanegroup(p, Split::lastblock, s);
   }
   return cudaErrorInvalidValue;
 }

@@ -1,4 +1,4 @@
-// Second stage of the split kernels, their scratch memory, and grid sizing.
+// Second stage of the two-pass split kernels, scratch memory for all split kernels, and grid sizing.
 //
 // Split kernels (n_rowblock_split, t_lanegroup_split) write one partial result per split to
 // scratch; this kernel adds the splits for each output in split order, so the sum never depends
@@ -11,8 +11,11 @@
 // of the process, with a release threshold of 64 MiB: cudaMallocFromPoolAsync and cudaFreeAsync
 // are stream-ordered (concurrent calls on different streams get different memory) and, below the
 // threshold, reuse cached memory instead of asking the driver, so small calls need no memset
-// and no synchronisation.
+// and no synchronisation. The single-pass *_lastblock kernels take counters and partials from a
+// second pool that never returns memory and is zero wherever free (see common.cuh).
+#include <cstdint>
 #include <mutex>
+#include <unordered_set>
 #include <vector>
 
 #include "kernels/sgemv/common.cuh"
@@ -44,6 +47,8 @@ __global__ __launch_bounds__(kOut* kSplitL) void sgemv_reduce_splits_ordered(
 
 std::mutex g_mu;
 cudaMemPool_t g_pools[kMaxDevices] = {};
+cudaMemPool_t g_lastblock_pools[kMaxDevices] = {};
+std::unordered_set<const void*> g_lastblock_seen;  // allocation starts already zeroed once
 int g_sms[kMaxDevices] = {};
 struct Occ {
   const void* kernel;
@@ -53,13 +58,14 @@ struct Occ {
 };
 std::vector<Occ> g_occ;
 
-cudaError_t device_pool(cudaMemPool_t* out) {
+// keep: bytes the pool holds on to at synchronisation points (cudaMemPoolAttrReleaseThreshold).
+cudaError_t device_pool(cudaMemPool_t (&pools)[kMaxDevices], uint64_t keep, cudaMemPool_t* out) {
   int dev = 0;
   cudaError_t e = cudaGetDevice(&dev);
   if (e != cudaSuccess) return e;
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
   std::lock_guard<std::mutex> lock(g_mu);
-  if (!g_pools[dev]) {
+  if (!pools[dev]) {
     cudaMemPoolProps props{};
     props.allocType = cudaMemAllocationTypePinned;
     props.location.type = cudaMemLocationTypeDevice;
@@ -67,11 +73,14 @@ cudaError_t device_pool(cudaMemPool_t* out) {
     cudaMemPool_t pool;
     e = cudaMemPoolCreate(&pool, &props);
     if (e != cudaSuccess) return e;
-    uint64_t keep = 64ull << 20;
-    cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
-    g_pools[dev] = pool;
+    e = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    if (e != cudaSuccess) {
+      cudaMemPoolDestroy(pool);
+      return e;
+    }
+    pools[dev] = pool;
   }
-  *out = g_pools[dev];
+  *out = pools[dev];
   return cudaSuccess;
 }
 
@@ -96,13 +105,46 @@ int device_slots(const void* kernel, int threads, size_t smem) {
 
 cudaError_t scratch_alloc(float** ptr, size_t count, cudaStream_t s) {
   cudaMemPool_t pool;
-  cudaError_t e = device_pool(&pool);
+  cudaError_t e = device_pool(g_pools, 64ull << 20, &pool);
   if (e != cudaSuccess) return e;
   return cudaMallocFromPoolAsync(reinterpret_cast<void**>(ptr), count * sizeof(float), pool, s);
 }
 
 void scratch_free(float* ptr, cudaStream_t s) {
   if (ptr) cudaFreeAsync(ptr, s);
+}
+
+cudaError_t lastblock_scratch_alloc(unsigned** counters, float** partial, size_t count, cudaStream_t s) {
+  // The zero-when-free invariant needs the pool never to return memory to the driver (the same
+  // address could come back unzeroed): release threshold = everything.
+  cudaMemPool_t pool;
+  cudaError_t e = device_pool(g_lastblock_pools, UINT64_MAX, &pool);
+  if (e != cudaSuccess) return e;
+  const size_t counter_bytes = size_t(kLastBlockCounters) * sizeof(unsigned);
+  void* p = nullptr;
+  e = cudaMallocFromPoolAsync(&p, counter_bytes + count * sizeof(float), pool, s);
+  if (e != cudaSuccess) return e;
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  bool zero = cudaStreamIsCapturing(s, &capture) != cudaSuccess || capture != cudaStreamCaptureStatusNone;
+  if (zero) {
+    cudaGetLastError();  // a refused capture query is not this call's error
+  } else {
+    std::lock_guard<std::mutex> lock(g_mu);
+    zero = g_lastblock_seen.insert(p).second;
+  }
+  if (zero && (e = cudaMemsetAsync(p, 0, counter_bytes, s)) != cudaSuccess) {
+    std::lock_guard<std::mutex> lock(g_mu);
+    g_lastblock_seen.erase(p);
+    cudaFreeAsync(p, s);
+    return e;
+  }
+  *counters = static_cast<unsigned*>(p);
+  *partial = reinterpret_cast<float*>(static_cast<char*>(p) + counter_bytes);
+  return cudaSuccess;
+}
+
+void lastblock_scratch_free(unsigned* counters, cudaStream_t s) {
+  if (counters) cudaFreeAsync(counters, s);
 }
 
 cudaError_t reduce_partials(const float* partial, int splits, int len, float alpha, float beta,

@@ -15,7 +15,14 @@
 //   - partial sums are added by __shfl_xor_sync inside the group (fixed tree: deterministic);
 //   - t_lanegroup_split also splits the rows over gridDim.y when there are too few columns to
 //     fill the device (tall-skinny shapes): partial dot products go to scratch and a second
-//     kernel adds them in split order.
+//     kernel adds them in split order;
+//   - t_lanegroup_lastblock: whole warps, but COLS = 1 column per warp (8 per block instead
+//     of 32), as the rung warp_per_column that beat t_lanegroup_split at 4096^2-8192^2 T, with
+//     float4 loads and 4 row steps in flight; a 4096^2 matrix then fills the device with its
+//     columns alone (512 blocks, one launch, no scratch). With COLS = 2 (run 1 of
+//     bench/results/h100-sgemv-2026-11-22-v2.md) that shape needed a 2-way row split and was
+//     4% slower than warp_per_column. A row split, when needed, is ONE launch: the last block
+//     of each column block to finish (common.cuh arrive_last) adds the partials in split order.
 // If A is misaligned or lda % 4 != 0, a lane reads single floats r, r+G, ... (still coalesced).
 #include <algorithm>
 
@@ -39,10 +46,12 @@ __device__ __forceinline__ float4 load_x4(const Args& g, int r) {
 // @tparam VA   float4 loads of A (A 16-byte aligned, lda % 4 == 0)
 // @tparam VX   float4 loads of x (unit stride, 16-byte aligned)
 // Grid: (ceil(n / (kThreads/G*COLS)), splits). Block (bx, by) computes columns
-// [bx*kThreads/G*COLS, ...) over rows [by*rows_per_split, +rows_per_split).
+// [bx*kThreads/G*COLS, ...) over rows [by*rows_per_split, +rows_per_split). partial == nullptr:
+// store y; else store partial dot products to partial[by*n + col], and with counters (kernel
+// t_lanegroup_lastblock) the last block of column block bx adds them up and stores y.
 template <int G, int COLS, bool VA, bool VX>
 __global__ __launch_bounds__(kThreads) void sgemv_t_lanegroup_float4(Args g, int rows_per_split,
-                                                                     float* partial) {
+                                                                     float* partial, unsigned* counters) {
   static_assert(G >= 4 && G <= kWarp && (G & (G - 1)) == 0, "G: a power of two in 4..32");
   static_assert(!VX || VA, "vector x loads only in the vector-A variant");
   constexpr int kGroups = kThreads / G;       // lane groups per block
@@ -127,9 +136,34 @@ __global__ __launch_bounds__(kThreads) void sgemv_t_lanegroup_float4(Args g, int
         store_y(g.y0 + int64_t(col) * g.incy, acc[c], g.alpha, g.beta);
     }
   }
+  if (!counters || !arrive_last(counters + blockIdx.x)) return;
+
+  // Last block of this column block: thread (q, c) adds splits q, q + kParts, ... of column
+  // c in order and zeroes them (the scratch contract); part 0 adds the kParts sums in order.
+  constexpr int kCols = kGroups * COLS;    // columns per block
+  constexpr int kParts = kThreads / kCols;  // threads per column
+  static_assert(kThreads % kCols == 0, "whole parts per column");
+  __shared__ float sums[kParts][kCols];  // (kParts) x (kCols) part sums
+  const int c = threadIdx.x % kCols, q = threadIdx.x / kCols;
+  const int col = blockIdx.x * kCols + c;
+  float sum = 0.f;
+  if (col < g.n) {
+    float* pp = partial + col;
+#pragma unroll 4
+    for (int k = q; k < int(gridDim.y); k += kParts) sum += __ldcg(pp + int64_t(k) * g.n);
+    for (int k = q; k < int(gridDim.y); k += kParts) __stcg(pp + int64_t(k) * g.n, 0.f);
+  }
+  sums[q][c] = sum;
+  __syncthreads();
+  if (q == 0 && col < g.n) {
+    float t = 0.f;
+#pragma unroll
+    for (int k = 0; k < kParts; ++k) t += sums[k][c];
+    store_y(g.y0 + int64_t(col) * g.incy, t, g.alpha, g.beta);
+  }
 }
 
-using Kern = void (*)(Args, int, float*);
+using Kern = void (*)(Args, int, float*, unsigned*);
 
 template <int G, int COLS>
 Kern pick_variant(bool va, bool vx) {
@@ -140,29 +174,36 @@ Kern pick_variant(bool va, bool vx) {
 
 }  // namespace
 
-cudaError_t launch_t_lanegroup(const GemvProblem& p, bool split, cudaStream_t s) {
+cudaError_t launch_t_lanegroup(const GemvProblem& p, Split split, cudaStream_t s) {
   const Args g = make_args(p);
   const bool va = a_vectorizable(p), vx = va && x_vectorizable(p);
   // Lanes per column: each lane should read >= 2 float4 of a column; small m gets small groups.
   // A split kernel's rows per split are large, so it always uses whole warps.
   const int quads = (p.m + 3) / 4;
   int G = 32;
-  if (!split) {
+  if (split == Split::none) {
     G = 4;
     while (G < 32 && 2 * G * 2 <= quads) G *= 2;
   }
   Kern kern;
-  int cols_per_group;
+  int cols_per_group = 4;
   switch (G) {
-    case 4: kern = pick_variant<4, 4>(va, vx); cols_per_group = 4; break;
-    case 8: kern = pick_variant<8, 4>(va, vx); cols_per_group = 4; break;
-    case 16: kern = pick_variant<16, 4>(va, vx); cols_per_group = 4; break;
-    default: kern = pick_variant<32, 4>(va, vx); cols_per_group = 4; break;
+    case 4: kern = pick_variant<4, 4>(va, vx); break;
+    case 8: kern = pick_variant<8, 4>(va, vx); break;
+    case 16: kern = pick_variant<16, 4>(va, vx); break;
+    default:
+      if (split == Split::lastblock) {
+        kern = pick_variant<32, 1>(va, vx);
+        cols_per_group = 1;
+      } else {
+        kern = pick_variant<32, 4>(va, vx);
+      }
+      break;
   }
   const int cols_per_block = kThreads / G * cols_per_group;
   const int col_blocks = (p.n + cols_per_block - 1) / cols_per_block;
   int splits = 1, rows_per_split = p.m;
-  if (split) {
+  if (split != Split::none) {
     // Fill one wave of resident blocks; each split a multiple of the unrolled row step (512
     // rows, keeping float4 alignment) and at least 1024 rows. With enough columns for a wave
     // this is one launch, the same as t_lanegroup with G = 32.
@@ -174,13 +215,24 @@ cudaError_t launch_t_lanegroup(const GemvProblem& p, bool split, cudaStream_t s)
     splits = (p.m + rows_per_split - 1) / rows_per_split;
   }
   if (splits == 1) {
-    kern<<<dim3(unsigned(col_blocks), 1u), kThreads, 0, s>>>(g, p.m, nullptr);
+    kern<<<dim3(unsigned(col_blocks), 1u), kThreads, 0, s>>>(g, p.m, nullptr, nullptr);
     return cudaGetLastError();
   }
+  const size_t count = size_t(splits) * size_t(p.n);
   float* part = nullptr;
-  cudaError_t e = scratch_alloc(&part, size_t(splits) * size_t(p.n), s);
+  cudaError_t e;
+  if (split == Split::lastblock && col_blocks <= kLastBlockCounters) {
+    unsigned* counters = nullptr;
+    e = lastblock_scratch_alloc(&counters, &part, count, s);
+    if (e != cudaSuccess) return e;
+    kern<<<dim3(unsigned(col_blocks), unsigned(splits)), kThreads, 0, s>>>(g, rows_per_split, part, counters);
+    e = cudaGetLastError();
+    lastblock_scratch_free(counters, s);
+    return e;
+  }
+  e = scratch_alloc(&part, count, s);
   if (e != cudaSuccess) return e;
-  kern<<<dim3(unsigned(col_blocks), unsigned(splits)), kThreads, 0, s>>>(g, rows_per_split, part);
+  kern<<<dim3(unsigned(col_blocks), unsigned(splits)), kThreads, 0, s>>>(g, rows_per_split, part, nullptr);
   e = cudaGetLastError();
   if (e == cudaSuccess) e = reduce_partials(part, splits, p.n, p.alpha, p.beta, g.y0, g.incy, s);
   scratch_free(part, s);
