@@ -237,7 +237,9 @@ void run_gemm(GemmProblem& p) {
   // faster than cuBLAS (sgemm_kernel_beats_cublas). HGEMM has no kernel of ours yet.
   bool has_kernel = false, kernel_wins = false;
   SgemmKernel kernel = SgemmKernel::naive;
-  if (gpu && p.routine == Routine::sgemm && !p.scale_only()) {
+  if (gpu && p.scale_only()) {
+    has_kernel = true;  // C := beta*C is our own scaling kernel on either GPU path
+  } else if (gpu && p.routine == Routine::sgemm) {
     kernel = sgemm_choose(p);
     if (backend == Backend::kernels && !config().sgemm_kernel.empty()) {
       SgemmKernel named;

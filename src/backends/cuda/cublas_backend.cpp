@@ -162,7 +162,10 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, std::string* why)
       q.c = cptr;
       q.ldc = int(c.ld);
       q.mem_a = q.mem_b = q.mem_c = Mem::device;
-      MYBLAS_CUDA_TRY("launch", sgemm_run(*kernel, q, s), sgemm_kernel_name(*kernel));
+      // Staged copies are packed (ld = rows): a kernel that needs aligned leading dimensions
+      // may refuse them, and then our choice for the shape runs instead.
+      const SgemmKernel k = sgemm_can_implement(*kernel, q) ? sgemm_choose(q) : *kernel;
+      MYBLAS_CUDA_TRY("launch", sgemm_run(k, q, s), sgemm_kernel_name(k));
     } else {
       cublasHandle_t h = cublas_handle(
           dev, s, p.routine == Routine::hgemm ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH, why);
