@@ -25,26 +25,11 @@
 
 #include "myblas.h"
 
-#define CK(x)                                                                           \
-  do {                                                                                  \
-    cudaError_t e_ = (x);                                                               \
-    if (e_ != cudaSuccess) {                                                            \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(2);                                                                     \
-    }                                                                                   \
-  } while (0)
-#define CB(x)                                                                  \
-  do {                                                                         \
-    cublasStatus_t s_ = (x);                                                   \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                         \
-      std::fprintf(stderr, "%s:%d %s: status %d\n", __FILE__, __LINE__, #x, int(s_)); \
-      std::exit(2);                                                            \
-    }                                                                          \
-  } while (0)
+#include "bench_util.h"
 
 namespace {
 
-constexpr size_t kRotateBytes = 256u << 20;  // > 5x the H100's 50 MB L2
+using bench::kRotateBytes;
 int g_reps = 20;
 
 // Operand sets filled with random values in [-1, 1] (never zeros) on the device.
@@ -89,28 +74,8 @@ void free_sets(Sets& s) {
     for (void* p : *v) cudaFree(p);
 }
 
-// Median time in microseconds of f(set index), each call bracketed by events and followed
-// by a device synchronisation.
 double time_median(const std::function<void(int)>& f, int nsets) {
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  for (int w = 0; w < 3; ++w) f(w % nsets);
-  CK(cudaDeviceSynchronize());
-  std::vector<float> t;
-  for (int r = 0; r < g_reps; ++r) {
-    CK(cudaEventRecord(e0, nullptr));
-    f(r % nsets);
-    CK(cudaEventRecord(e1, nullptr));
-    CK(cudaEventSynchronize(e1));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    t.push_back(ms * 1000.f);
-  }
-  CK(cudaEventDestroy(e0));
-  CK(cudaEventDestroy(e1));
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return bench::time_calls(f, nsets, g_reps);
 }
 
 // Largest |x - y| / (|y| + 1) over n elements of two device arrays.

@@ -26,28 +26,13 @@
 
 #include "kernels/sgemm.h"
 
-#define CK(x)                                                                                 \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(2);                                                                           \
-    }                                                                                         \
-  } while (0)
-#define CB(x)                                                                          \
-  do {                                                                                 \
-    cublasStatus_t s_ = (x);                                                           \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                 \
-      std::fprintf(stderr, "%s:%d %s: status %d\n", __FILE__, __LINE__, #x, int(s_)); \
-      std::exit(2);                                                                    \
-    }                                                                                  \
-  } while (0)
+#include "bench_util.h"
 
 namespace {
 
 using myblas::SgemmKernel;
 
-constexpr size_t kRotateBytes = 256u << 20;  // > 5x the H100's 50 MB L2
+using bench::kRotateBytes;
 int g_reps = 20;
 bool g_failed = false;
 
@@ -77,31 +62,7 @@ struct Source {
   }
 };
 
-double median(std::vector<float> t) {
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
-double time_calls(const std::function<void(int)>& f, int nsets, int reps) {
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  for (int w = 0; w < 2; ++w) f(w % nsets);
-  CK(cudaDeviceSynchronize());
-  std::vector<float> t;
-  for (int r = 0; r < reps; ++r) {
-    CK(cudaEventRecord(e0, nullptr));
-    f((r + 2) % nsets);
-    CK(cudaEventRecord(e1, nullptr));
-    CK(cudaEventSynchronize(e1));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    t.push_back(ms * 1000.f);
-  }
-  CK(cudaEventDestroy(e0));
-  CK(cudaEventDestroy(e1));
-  return median(t);
-}
+using bench::time_calls;
 
 struct Shape {
   char ta, tb;
@@ -152,7 +113,7 @@ void bench_shape(cublasHandle_t h, const Source& src, const Shape& s, const std:
   auto cublas_call = [&](int i) {
     CB(cublasSgemm(h, oa, ob, s.m, s.n, s.k, &one, A(i), ar, B(i), br, &beta, C(i), s.m));
   };
-  const double t_cublas = time_calls(cublas_call, nsets, g_reps);
+  const double t_cublas = time_calls(cublas_call, nsets, g_reps, 2);
   row("cublas", s, t_cublas, 1.0);
 
   auto problem = [&](int i, float* c, float b) {
@@ -206,7 +167,7 @@ void bench_shape(cublasHandle_t h, const Source& src, const Shape& s, const std:
     }
     const int reps = first_ms > 100.f ? 3 : first_ms > 20.f ? 5 : g_reps;
     auto call = [&](int i) { CK(myblas::sgemm_run(k, problem(i, C(i), beta), nullptr)); };
-    const double us = time_calls(call, nsets, reps);
+    const double us = time_calls(call, nsets, reps, 2);
     row(path.c_str(), s, us, t_cublas / us);
     if (myblas::sgemm_kernel_is_production(k) && us < sum.best_us) {
       sum.best_us = us;

@@ -27,28 +27,13 @@
 
 #include "kernels/sgemv.h"
 
-#define CK(x)                                                                                 \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(2);                                                                           \
-    }                                                                                         \
-  } while (0)
-#define CB(x)                                                                          \
-  do {                                                                                 \
-    cublasStatus_t s_ = (x);                                                           \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                 \
-      std::fprintf(stderr, "%s:%d %s: status %d\n", __FILE__, __LINE__, #x, int(s_)); \
-      std::exit(2);                                                                    \
-    }                                                                                  \
-  } while (0)
+#include "bench_util.h"
 
 namespace {
 
 using myblas::SgemvKernel;
 
-constexpr size_t kRotateBytes = 256u << 20;  // > 5x the H100's 50 MB L2
+using bench::kRotateBytes;
 int g_reps = 30;
 bool g_failed = false;
 
@@ -79,32 +64,7 @@ struct Source {
   }
 };
 
-double median(std::vector<float> t) {
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
-// Median microseconds of f(set), each call between two events on the default stream.
-double time_calls(const std::function<void(int)>& f, int nsets, int reps) {
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  for (int w = 0; w < 3; ++w) f(w % nsets);
-  CK(cudaDeviceSynchronize());
-  std::vector<float> t;
-  for (int r = 0; r < reps; ++r) {
-    CK(cudaEventRecord(e0, nullptr));
-    f((r + 3) % nsets);
-    CK(cudaEventRecord(e1, nullptr));
-    CK(cudaEventSynchronize(e1));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    t.push_back(ms * 1000.f);
-  }
-  CK(cudaEventDestroy(e0));
-  CK(cudaEventDestroy(e1));
-  return median(t);
-}
+using bench::time_calls;
 
 void row(const char* path, char t, int m, int n, double us, double ratio) {
   const int lx = t == 'N' ? n : m, ly = t == 'N' ? m : n;

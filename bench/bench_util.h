@@ -1,0 +1,60 @@
+// Shared pieces of the device benchmarks (bench_blas, bench_sgemm, bench_sgemv): error checks
+// that stop the run, the L2-defeating rotation size, and the event-timed median.
+#pragma once
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <vector>
+
+#define CK(x)                                                                                 \
+  do {                                                                                        \
+    cudaError_t e_ = (x);                                                                     \
+    if (e_ != cudaSuccess) {                                                                  \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(2);                                                                           \
+    }                                                                                         \
+  } while (0)
+#define CB(x)                                                                          \
+  do {                                                                                 \
+    cublasStatus_t s_ = (x);                                                           \
+    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                 \
+      std::fprintf(stderr, "%s:%d %s: status %d\n", __FILE__, __LINE__, #x, int(s_)); \
+      std::exit(2);                                                                    \
+    }                                                                                  \
+  } while (0)
+
+namespace bench {
+
+// Operand sets are rotated over at least this many bytes: > 5x the H100's 50 MB L2, so every
+// timed call streams its operands from device memory.
+constexpr size_t kRotateBytes = 256u << 20;
+
+// Median microseconds of f(set): `warmups` calls, then `reps` calls, each between two events
+// on the legacy default stream; sets rotate so consecutive calls touch different memory.
+inline double time_calls(const std::function<void(int)>& f, int nsets, int reps, int warmups = 3) {
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  for (int w = 0; w < warmups; ++w) f(w % nsets);
+  CK(cudaDeviceSynchronize());
+  std::vector<float> t;
+  for (int r = 0; r < reps; ++r) {
+    CK(cudaEventRecord(e0, nullptr));
+    f((r + warmups) % nsets);
+    CK(cudaEventRecord(e1, nullptr));
+    CK(cudaEventSynchronize(e1));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    t.push_back(ms * 1000.f);
+  }
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+}  // namespace bench
