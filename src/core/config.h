@@ -20,7 +20,7 @@ struct Config {
 // Test-only fault injection: MYBLAS_TEST_FAULT is a comma-separated list of GPU-path steps
 // that then fail as a CUDA error would: "alloc", "copy", "cublas", "sync", "launch",
 // "pin" (pinned host memory), "pipeline" (a download in the host-array pipeline, after some
-// panels are final). Off by default.
+// panels are final), "sticky" (the CUDA context is found lost). Off by default.
 bool fault_injected(const char* point);
 
 const Config& config();

@@ -157,8 +157,9 @@ Path execute(const Rule& rule, const Problem& p, const char* routine, Gpu gpu,
   std::string why;
   if (rule.path == Path::cublas || rule.path == Path::kernels) {
     if (gpu(rule.path, &why)) return rule.path;
-    warn_once("fallback:" + why, std::string(routine) + " on the GPU: " + why +
-                                     "; completing on the CPU");
+    if (gpu_available())  // (a lost context has said so once already, for good)
+      warn_once("fallback:" + why, std::string(routine) + " on the GPU: " + why +
+                                       "; completing on the CPU");
   }
   std::string cpu_why;
   if (cpu(p, &cpu_why)) return Path::cpu;

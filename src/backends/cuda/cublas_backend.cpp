@@ -114,7 +114,16 @@ int run_device(int problem_device, int current) { return problem_device >= 0 ? p
 }  // namespace
 
 namespace {
+// Test-only MYBLAS_TEST_FAULT=sticky: the call finds the CUDA context lost, as after an
+// illegal address, which must switch the process to the CPU for good with one warning.
+bool sticky_fault(std::string* why) {
+  if (!fault_injected("sticky")) return false;
+  *why = note_cuda_error(cudaErrorIllegalAddress, "injected sticky fault");
+  return true;
+}
+
 bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, std::string* why) {
+  if (sticky_fault(why)) return false;
   cudaStream_t s = thread_stream();
   DeviceScope scope(p.device);
   MYBLAS_CUDA_TRY("device", scope.status(), "cudaSetDevice");
@@ -227,6 +236,7 @@ bool kernel_gemm(const GemmProblem& p, SgemmKernel k, std::string* why) { return
 
 namespace {
 bool gpu_gemv(const GemvProblem& p, const SgemvKernel* kernel, std::string* why) {
+  if (sticky_fault(why)) return false;
   cudaStream_t s = thread_stream();
   DeviceScope scope(p.device);
   MYBLAS_CUDA_TRY("device", scope.status(), "cudaSetDevice");
