@@ -198,24 +198,33 @@ bool pipeline_gemm(const GemmProblem& p, int* done_cols, std::string* why) {
       host_copy(pinned, k, static_cast<const unsigned char*>(p.a) + size_t(i0) * p.lda * es, p.lda, k, rows, es);
   };
   DeviceBuffer a_all;
+  // All of op(A), uploaded once in 32 MB chunks through two pinned buffers, so that the host
+  // copy of one chunk overlaps the upload of the other. Nothing waits for the last chunk here:
+  // slot 0's stream has the upload queued ahead of its first tile, slot 1 waits for an event,
+  // and the host goes on to stage the first B panels meanwhile.
+  Pinned a_stage[2];
+  cudaEvent_t a_free[2] = {nullptr, nullptr};  // the upload from a_stage[i] has completed
   if (ok && row_blocks == 1) {
-    // All of op(A), uploaded once, through slot 0's pinned buffer in chunks.
-    Pinned stage;
     const int chunk = std::max(1, int((size_t(32) << 20) / (size_t(p.a_rows()) * es)));
+    const size_t chunk_bytes = size_t(p.a_rows()) * std::min(chunk, p.a_cols()) * es;
     if (check("alloc", a_all.allocate(a_bytes, slots[0].stream), "device memory for A") &&
-        check("pin", stage.acquire(size_t(p.a_rows()) * std::min(chunk, p.a_cols()) * es), "pinned memory")) {
-      for (int c0 = 0; ok && c0 < p.a_cols(); c0 += chunk) {
-        const int cols = std::min(chunk, p.a_cols() - c0);
-        if (c0 > 0 && !check("sync", cudaStreamSynchronize(slots[0].stream), "uploading A")) break;
-        host_copy(stage.get(), p.a_rows(), static_cast<const unsigned char*>(p.a) + size_t(c0) * p.lda * es,
+        check("pin", a_stage[0].acquire(chunk_bytes), "pinned memory") &&
+        check("pin", a_stage[1].acquire(chunk_bytes), "pinned memory") &&
+        check("alloc", cudaEventCreateWithFlags(&a_free[0], cudaEventDisableTiming), "cudaEventCreate") &&
+        check("alloc", cudaEventCreateWithFlags(&a_free[1], cudaEventDisableTiming), "cudaEventCreate")) {
+      for (int c0 = 0, i = 0; ok && c0 < p.a_cols(); c0 += chunk, ++i) {
+        const int b = i % 2, cols = std::min(chunk, p.a_cols() - c0);
+        if (i >= 2 && !check("sync", cudaEventSynchronize(a_free[b]), "uploading A")) break;
+        host_copy(a_stage[b].get(), p.a_rows(), static_cast<const unsigned char*>(p.a) + size_t(c0) * p.lda * es,
                   p.lda, p.a_rows(), cols, es);
-        check("copy", cudaMemcpyAsync(static_cast<unsigned char*>(a_all.get()) + size_t(c0) * p.a_rows() * es,
-                              stage.get(), size_t(p.a_rows()) * cols * es, cudaMemcpyHostToDevice,
-                              slots[0].stream), "uploading A");
+        if (!check("copy", cudaMemcpyAsync(static_cast<unsigned char*>(a_all.get()) + size_t(c0) * p.a_rows() * es,
+                                           a_stage[b].get(), size_t(p.a_rows()) * cols * es,
+                                           cudaMemcpyHostToDevice, slots[0].stream), "uploading A") ||
+            !check("sync", cudaEventRecord(a_free[b], slots[0].stream), "cudaEventRecord"))
+          break;
       }
       if (ok) check("sync", cudaEventRecord(slots[0].done, slots[0].stream), "cudaEventRecord");
       if (ok) check("sync", cudaStreamWaitEvent(slots[1].stream, slots[0].done, 0), "cudaStreamWaitEvent");
-      if (ok) check("sync", cudaStreamSynchronize(slots[0].stream), "uploading A");  // before `stage` is reused
     }
   }
 
@@ -287,10 +296,12 @@ bool pipeline_gemm(const GemmProblem& p, int* done_cols, std::string* why) {
   }
   a_all.release();
   for (Slot& s : slots) {
-    if (s.stream) cudaStreamSynchronize(s.stream);
+    if (s.stream) cudaStreamSynchronize(s.stream);  // (also: no upload still reads a_stage)
     if (s.done) cudaEventDestroy(s.done);
     if (s.stream) cudaStreamDestroy(s.stream);
   }
+  for (cudaEvent_t e : a_free)
+    if (e) cudaEventDestroy(e);
   return ok;
 }
 
