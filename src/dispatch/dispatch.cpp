@@ -6,8 +6,10 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <initializer_list>
 #include <utility>
+#include <vector>
 #include <string>
 
 #include "backends/cpu/cpu_backend.h"
@@ -57,19 +59,30 @@ constexpr SgemvEntry kSgemvTable[] = {
 #include "dispatch/sgemv_table.inc"
 };
 
+// log2 of a benchmarked shape's dimensions, computed once for each table entry.
+struct LogShape {
+  double m, n, k;
+};
+double log2_or_zero(int v) { return v > 0 ? std::log2(double(v)) : 0.0; }
+
 const SgemvEntry& nearest_sgemv_entry(const GemvProblem& p) {
-  const SgemvEntry* best = nullptr;
+  static const std::vector<LogShape> logs = [] {
+    std::vector<LogShape> v;
+    for (const SgemvEntry& e : kSgemvTable) v.push_back({log2_or_zero(e.m), log2_or_zero(e.n), 0});
+    return v;
+  }();
+  const double lm = log2_or_zero(p.m), ln = log2_or_zero(p.n);
+  size_t best = SIZE_MAX;
   double best_d = 0;
-  for (const SgemvEntry& e : kSgemvTable) {
-    if (e.t != p.ta) continue;
-    const double dm = std::log2(double(p.m) / e.m), dn = std::log2(double(p.n) / e.n);
-    const double d = dm * dm + dn * dn;
-    if (!best || d < best_d) {
-      best = &e;
+  for (size_t i = 0; i < logs.size(); ++i) {
+    if (kSgemvTable[i].t != p.ta) continue;
+    const double d = (lm - logs[i].m) * (lm - logs[i].m) + (ln - logs[i].n) * (ln - logs[i].n);
+    if (best == SIZE_MAX || d < best_d) {
+      best = i;
       best_d = d;
     }
   }
-  return *best;
+  return kSgemvTable[best];
 }
 
 // The measured host-array table: per routine and benchmarked shape, whether host arrays were
@@ -86,12 +99,19 @@ constexpr HostEntry kHostTable[] = {
 };
 
 const HostEntry* nearest_host_entry(Routine r, int m, int n, int k) {
+  static const std::vector<LogShape> logs = [] {
+    std::vector<LogShape> v;
+    for (const HostEntry& e : kHostTable) v.push_back({log2_or_zero(e.m), log2_or_zero(e.n), log2_or_zero(e.k)});
+    return v;
+  }();
+  const double lm = log2_or_zero(m), ln = log2_or_zero(n), lk = log2_or_zero(k);
   const HostEntry* best = nullptr;
   double best_d = 0;
-  for (const HostEntry& e : kHostTable) {
+  for (size_t i = 0; i < logs.size(); ++i) {
+    const HostEntry& e = kHostTable[i];
     if (e.routine != r) continue;
-    double d = std::pow(std::log2(double(m) / e.m), 2) + std::pow(std::log2(double(n) / e.n), 2);
-    if (k > 0 && e.k > 0) d += std::pow(std::log2(double(k) / e.k), 2);
+    double d = (lm - logs[i].m) * (lm - logs[i].m) + (ln - logs[i].n) * (ln - logs[i].n);
+    if (k > 0 && e.k > 0) d += (lk - logs[i].k) * (lk - logs[i].k);
     if (!best || d < best_d) {
       best = &e;
       best_d = d;
