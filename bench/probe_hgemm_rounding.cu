@@ -16,7 +16,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -99,6 +101,50 @@ int main() {
         over += r > 1.0;
       }
       std::printf("%d,%d,%d,%s,%.2f,%ld\n", m, n, k, kNames[mode], worst, over);
+    }
+    cudaFree(a); cudaFree(b); cudaFree(c); cudaFree(c32);
+  }
+  // beta = 0: D = alpha*A*B rounded once, unless partial sums are rounded to binary16 on the
+  // way (split-K). Random data; shapes with a long k invite split-K. Bound as above without C.
+  std::printf("# beta = 0, random data: binary16 ulps from the once-rounded FP32-scratch result\n");
+  std::printf("m,n,k,mode,worst_ulps,elements_more_than_1_ulp_off\n");
+  for (S s : {S{16, 16, 16}, S{16, 16, 65536}, S{64, 64, 16384}, S{128, 8, 32768}, S{1000, 1000, 1000},
+              S{4096, 64, 8192}, S{127, 129, 1031}}) {
+    const int m = s.m, n = s.n, k = s.k;
+    std::vector<__half> ha(size_t(m) * k), hb(size_t(k) * n);
+    for (auto& v : ha) v = __float2half(u(rng));
+    for (auto& v : hb) v = __float2half(u(rng));
+    __half *a, *b, *c;
+    float* c32;
+    CK(cudaMalloc(&a, ha.size() * 2));
+    CK(cudaMalloc(&b, hb.size() * 2));
+    CK(cudaMalloc(&c, size_t(m) * n * 2));
+    CK(cudaMalloc(&c32, size_t(m) * n * 4));
+    CK(cudaMemcpy(a, ha.data(), ha.size() * 2, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(b, hb.data(), hb.size() * 2, cudaMemcpyHostToDevice));
+    // The FP32-scratch result (one rounding of an FP32 sum) is the yardstick: an FP16-output
+    // mode that rounds once differs from it by at most 1 ulp (a different summation order);
+    // more means a binary16 rounding on the way.
+    std::vector<__half> ref(size_t(m) * n);
+    if (call(h, kScratch, m, n, k, 1.f, a, b, 0.f, c, c32)) return 1;
+    CK(cudaMemcpy(ref.data(), c, ref.size() * 2, cudaMemcpyDeviceToHost));
+    for (Mode mode : {kDefault, kNoRed}) {
+      CK(cudaMemset(c, 0xff, size_t(m) * n * 2));
+      if (call(h, mode, m, n, k, 1.f, a, b, 0.f, c, c32)) return 1;
+      std::vector<__half> out(size_t(m) * n);
+      CK(cudaMemcpy(out.data(), c, out.size() * 2, cudaMemcpyDeviceToHost));
+      long worst_ulps = 0, over1 = 0;
+      for (size_t e = 0; e < out.size(); ++e) {
+        uint16_t x, y;
+        std::memcpy(&x, &out[e], 2);
+        std::memcpy(&y, &ref[e], 2);
+        // ulp distance of two binary16 values on a monotone integer scale
+        const long ix = (x & 0x8000) ? -long(x & 0x7fff) : long(x), iy = (y & 0x8000) ? -long(y & 0x7fff) : long(y);
+        const long d = ix > iy ? ix - iy : iy - ix;
+        worst_ulps = std::max(worst_ulps, d);
+        over1 += d > 1;
+      }
+      std::printf("%d,%d,%d,%s,%ld,%ld\n", m, n, k, kNames[mode], worst_ulps, over1);
     }
     cudaFree(a); cudaFree(b); cudaFree(c); cudaFree(c32);
   }

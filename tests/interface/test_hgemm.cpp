@@ -4,6 +4,7 @@
 
 #include <cfloat>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 
 #include "gemm_suite.h"
@@ -164,6 +165,63 @@ void cancellation_rounds_once(Mem where) {
   }
 }
 
+// beta == 0 on shapes that invite split-K (long k, small m x n). The data are multiples of 1/8
+// in [-1, 1] (never 0): every product is a multiple of 1/64 and every partial sum stays below
+// 2^14 in magnitude, so FP32 accumulation is exact in any order and the once-rounded binary16
+// result is unique: C must equal float_to_half(exact sum) bit for bit. Partial sums rounded to
+// binary16 on the way (split-K in binary16) would not.
+void beta_zero_rounds_once(Mem where) {
+  std::mt19937_64 rng(mbtest::test_seed() + 9);
+  std::uniform_int_distribution<int> eighths(1, 8), sign(0, 1);
+  auto fill = [&](HalfMatrix* x) {
+    for (int j = 0; j < x->cols; ++j)
+      for (int i = 0; i < x->rows; ++i)
+        x->at(i, j) = myblas_float_to_half((sign(rng) ? -1.f : 1.f) * float(eighths(rng)) / 8.f);
+  };
+  struct Shape { int m, n, k; };
+  for (Shape sh : {Shape{16, 16, 16384}, Shape{64, 64, 4096}, Shape{128, 8, 8192}, Shape{127, 129, 1031}}) {
+    const int m = sh.m, n = sh.n, k = sh.k;
+    HalfMatrix a(m, k, m, rng), b(k, n, k, rng), c(m, n, m, rng);
+    fill(&a);
+    fill(&b);
+    std::vector<uint16_t> want(size_t(m) * n);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) {
+        double sum = 0;  // exact: integers over 64
+        for (int l = 0; l < k; ++l) sum += double(value(a, i, l)) * value(b, l, j);
+        want[size_t(i) + size_t(j) * m] = myblas_float_to_half(float(sum));
+      }
+    std::unique_ptr<DeviceMirror> da, db, dc;
+    uint16_t *pa = a.data(), *pb = b.data(), *pc = c.data();
+    if (where == Mem::device) {
+      da.reset(new DeviceMirror(a.buf.data(), a.buf.size() * 2));
+      db.reset(new DeviceMirror(b.buf.data(), b.buf.size() * 2));
+      dc.reset(new DeviceMirror(c.buf.data(), c.buf.size() * 2));
+      ASSERT_TRUE(da->ok() && db->ok() && dc->ok()) << "cudaMalloc/cudaMemcpy failed";
+      pa = static_cast<uint16_t*>(da->get()) + HalfMatrix::kPad;
+      pb = static_cast<uint16_t*>(db->get()) + HalfMatrix::kPad;
+      pc = static_cast<uint16_t*>(dc->get()) + HalfMatrix::kPad;
+    }
+    const uint16_t one = myblas_float_to_half(1.f), zero = 0;
+    hgemm_("N", "N", &m, &n, &k, &one, pa, &m, pb, &k, &zero, pc, &m);
+    if (dc) ASSERT_TRUE(dc->copy_back(c.buf.data())) << dc->error();
+    int off = 0, first = -1;
+    for (int e = 0; e < m * n; ++e)
+      if (c.data()[e] != want[size_t(e)]) {
+        ++off;
+        if (first < 0) first = e;
+      }
+    EXPECT_EQ(off, 0) << off << " elements are not the once-rounded exact sum, m=" << m << " n=" << n
+                      << " k=" << k << " mem=" << mem_char(where)
+                      << fmt(" (first: C(%d,%d) = 0x%04x, want 0x%04x)", first % m, first / m,
+                             first < 0 ? 0 : c.data()[first], first < 0 ? 0 : want[size_t(first)])
+                      << " | " << run_context();
+    EXPECT_EQ(c.damaged_guards(), 0);
+  }
+}
+
+TEST(Hgemm, BetaZeroRoundsOnce) { beta_zero_rounds_once(Mem::host); }
+
 TEST(Hgemm, CancellationRoundsOnce) { cancellation_rounds_once(Mem::host); }
 
 TEST(Hgemm, EveryTransposeOnEveryEntryPoint) { every_transpose<Hgemm>(); }
@@ -192,6 +250,10 @@ TEST(HgemmDevice, NanAndQuickReturnsOnDevice) {
 TEST(HgemmDevice, RoundsToBinary16Once) {
   IFACE_REQUIRE_GPU();
   rounds_once(Mem::device);
+}
+TEST(HgemmDevice, BetaZeroRoundsOnce) {
+  IFACE_REQUIRE_GPU();
+  beta_zero_rounds_once(Mem::device);
 }
 TEST(HgemmDevice, CancellationRoundsOnce) {
   IFACE_REQUIRE_GPU();

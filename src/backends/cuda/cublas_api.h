@@ -28,7 +28,7 @@ const CublasApi* cublas_api(std::string* why);
 // This thread's handle for `device`, bound to `stream` and set to `math`; nullptr on failure.
 // FP32 routines use CUBLAS_PEDANTIC_MATH: under the default mode, NVIDIA_TF32_OVERRIDE=1 turns
 // SGEMM into TF32 (measured on the H100: 20x over the FP32 error bound). HGEMM uses
-// CUBLAS_DEFAULT_MATH, which keeps its FP16 tensor cores with FP32 accumulation.
+// CUBLAS_DEFAULT_MATH (FP16 tensor cores, FP32 accumulation) without reduced-precision reductions.
 cublasHandle_t cublas_handle(int device, cudaStream_t stream, cublasMath_t math, std::string* why);
 
 }  // namespace myblas

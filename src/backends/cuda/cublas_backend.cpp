@@ -78,11 +78,13 @@ bool matrix_in(const void* src, Mem mem, int owner, int device, int64_t ld, int 
   return true;
 }
 
-// HGEMM with one rounding. cublasGemmEx writing binary16 C rounds alpha*op(A)*op(B) to binary16
-// before it adds beta*C, and may reduce split-K partial sums in binary16; with cancellation
-// that is many binary16 ulps off the once-rounded result (tests/concurrency caught 8 ulps at
-// 16x16x16). So cuBLAS writes FP32 into scratch (C widened there first when beta != 0) and one
-// kernel rounds it into C. Costs 8 extra bytes per element of C; bench_blas measures it.
+// HGEMM with one rounding when beta != 0. cublasGemmEx writing binary16 C rounds
+// alpha*op(A)*op(B) to binary16 before it adds beta*C; with cancellation that is many binary16
+// ulps off the once-rounded result (66x the bound at 16^3, bench/results/h100-hgemm-rounding-*).
+// So cuBLAS writes FP32 into scratch (C widened there first) and one kernel rounds it into C.
+// With beta == 0 there is nothing to add: binary16 output measured bitwise equal to this path on
+// every shape tried, split-K-prone ones included (h100-hgemm-rounding-beta0-*), and the handle
+// also forbids reduced-precision reductions, so beta == 0 calls cuBLAS directly at full speed.
 cublasStatus_t hgemm_round_once(const CublasApi* api, cublasHandle_t h, cublasOperation_t ta,
                                 cublasOperation_t tb, const GemmProblem& p, const DevOperand& a,
                                 const DevOperand& b, uint16_t* c, int64_t ldc, cudaStream_t s,
@@ -128,19 +130,29 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, std::string* why)
   DeviceScope scope(p.device);
   MYBLAS_CUDA_TRY("device", scope.status(), "cudaSetDevice");
   if (!kernel && !p.scale_only() && p.mem_a == Mem::host && p.mem_b == Mem::host && p.mem_c == Mem::host) {
-    // Host arrays: the pipelined path. If it fails part-way, the columns it finished are
-    // final and the rest are untouched, so only those are completed on the CPU.
-    int done = 0;
-    if (pipeline_gemm(p, &done, why)) return true;
-    if (done == 0) return false;
+    // Host arrays: the pipelined path. If it fails part-way, the tiles it finished are final
+    // and the others untouched, so only those others are computed on the CPU.
+    std::vector<CTile> todo;
+    if (pipeline_gemm(p, &todo, why)) return true;
+    int64_t left = 0;  // the unfinished tiles cover all of C only if nothing was written
+    for (const CTile& t : todo) left += int64_t(t.rows) * t.cols;
+    if (left == int64_t(p.m) * p.n) return false;  // the caller redoes the whole call
     warn_once("pipeline:" + *why, std::string(routine_name(p.routine)) + " on the GPU: " + *why +
-                                      "; completing the unfinished columns on the CPU");
-    GemmProblem rest = p;
-    rest.n = p.n - done;
-    rest.c = static_cast<unsigned char*>(p.c) + size_t(done) * size_t(p.ldc) * p.elem_size();
-    rest.b = static_cast<const unsigned char*>(p.b) +
-             (p.tb == Op::N ? size_t(done) * size_t(p.ldb) : size_t(done)) * p.elem_size();
-    return cpu_gemm(rest, why);
+                                      "; completing the unfinished tiles on the CPU");
+    const size_t es = p.elem_size();
+    for (const CTile& t : todo) {
+      GemmProblem sub = p;
+      sub.m = t.rows;
+      sub.n = t.cols;
+      sub.a = static_cast<const unsigned char*>(p.a) +
+              (p.ta == Op::N ? size_t(t.i0) : size_t(t.i0) * size_t(p.lda)) * es;
+      sub.b = static_cast<const unsigned char*>(p.b) +
+              (p.tb == Op::N ? size_t(t.j0) * size_t(p.ldb) : size_t(t.j0)) * es;
+      sub.c = static_cast<unsigned char*>(p.c) + (size_t(t.j0) * size_t(p.ldc) + size_t(t.i0)) * es;
+      std::string ignored;  // all host memory: the CPU path cannot fail
+      cpu_gemm(sub, &ignored);
+    }
+    return true;
   }
   int dev = run_device(p.device, scope.saved() >= 0 ? scope.saved() : 0);
   const size_t es = p.elem_size();
@@ -177,7 +189,11 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, std::string* why)
       MYBLAS_CUDA_TRY("launch", sgemm_run(k, q, s), sgemm_kernel_name(k));
     } else {
       cublasHandle_t h = cublas_handle(
-          dev, s, p.routine == Routine::hgemm ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH, why);
+          dev, s,
+          p.routine == Routine::hgemm
+              ? cublasMath_t(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)
+              : CUBLAS_PEDANTIC_MATH,
+          why);
       if (!h) return false;
       const CublasApi* api = cublas_api(why);
       const cublasOperation_t ta = p.ta == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T;
@@ -185,8 +201,12 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, std::string* why)
       cublasStatus_t st;
       if (fault_injected("cublas"))  // before the call: a device C must stay untouched
         st = CUBLAS_STATUS_EXECUTION_FAILED;
-      else if (p.routine == Routine::hgemm)
+      else if (p.routine == Routine::hgemm && p.beta != 0.f)
         st = hgemm_round_once(api, h, ta, tb, p, a, b, static_cast<uint16_t*>(cptr), c.ld, s, why);
+      else if (p.routine == Routine::hgemm)  // beta == 0: binary16 C is rounded once (see above)
+        st = api->gemm_ex(h, ta, tb, p.m, p.n, p.k, &p.alpha, a.ptr, CUDA_R_16F, int(a.ld), b.ptr,
+                          CUDA_R_16F, int(b.ld), &p.beta, cptr, CUDA_R_16F, int(c.ld),
+                          CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
       else
         st = api->sgemm(h, ta, tb, p.m, p.n, p.k, &p.alpha, static_cast<const float*>(a.ptr),
                         int(a.ld), static_cast<const float*>(b.ptr), int(b.ld), &p.beta,

@@ -5,14 +5,20 @@
 // the multiplication of neighbouring tiles overlap. C is uploaded only when beta != 0.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "core/problem.h"
 
 namespace myblas {
 
+// A block of C: rows [i0, i0 + rows), columns [j0, j0 + cols).
+struct CTile {
+  int i0, rows, j0, cols;
+};
+
 // Runs p (every operand in host memory, alpha != 0 and k > 0) on the GPU. Returns false when
-// it failed; *done_cols is then the number of leading columns of C already final (the rest
-// are untouched), so the caller can finish columns [*done_cols, n) elsewhere.
-bool pipeline_gemm(const GemmProblem& p, int* done_cols, std::string* why);
+// it failed; *unfinished then lists the tiles of C it has not written (every other tile holds
+// its final result), so the caller can compute exactly those elsewhere.
+bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::string* why);
 
 }  // namespace myblas
