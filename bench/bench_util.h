@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <random>
 #include <vector>
 
 #define CK(x)                                                                                 \
@@ -56,5 +57,31 @@ inline double time_calls(const std::function<void(int)>& f, int nsets, int reps,
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
 }
+
+// Random values in [-1, 1] (never 0), tiled into device buffers with a shifting start.
+struct Source {
+  float* dev = nullptr;
+  size_t count = size_t(1) << 24;
+  Source() {
+    std::mt19937 rng(2026u);
+    std::uniform_real_distribution<float> d(-1.f, 1.f);
+    std::vector<float> h(count);
+    for (auto& v : h) {
+      do v = d(rng);
+      while (v == 0.f);
+    }
+    CK(cudaMalloc(&dev, count * sizeof(float)));
+    CK(cudaMemcpy(dev, h.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+  }
+  void fill(float* dst, size_t n, size_t salt) const {
+    size_t done = 0, start = (salt * 7919u) % (count / 2);
+    while (done < n) {
+      const size_t take = std::min(n - done, count - start);
+      CK(cudaMemcpy(dst + done, dev + start, take * sizeof(float), cudaMemcpyDeviceToDevice));
+      done += take;
+      start = (start + 977) % (count / 2);
+    }
+  }
+};
 
 }  // namespace bench

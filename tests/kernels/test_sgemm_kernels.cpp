@@ -23,48 +23,14 @@
 #include "common/reference.h"
 #include "kernels/sgemm.h"
 
+#include "kernel_test_util.h"
+
 namespace {
 
 using myblas::SgemmKernel;
 
-bool have_gpu(std::string* why) {
-  int count = 0;
-  cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess) {
-    *why = std::string("cudaGetDeviceCount failed: ") + cudaGetErrorString(e);
-    return false;
-  }
-  if (count == 0) {
-    *why = "no CUDA device";
-    return false;
-  }
-  return true;
-}
-
-#define REQUIRE_GPU()                                                               \
-  do {                                                                              \
-    std::string why_;                                                               \
-    if (!have_gpu(&why_)) GTEST_SKIP() << "SGEMM kernels need a GPU: " << why_;     \
-  } while (0)
-
-// A host buffer mirrored on the device, optionally one float past an aligned address.
-struct DevBuf {
-  float* base = nullptr;
-  float* ptr = nullptr;
-  size_t count = 0;
-  DevBuf(const std::vector<float>& host, int offset) : count(host.size()) {
-    EXPECT_EQ(cudaMalloc(reinterpret_cast<void**>(&base), (count + 4) * sizeof(float)), cudaSuccess);
-    ptr = base + offset;
-    upload(host);
-  }
-  ~DevBuf() { cudaFree(base); }
-  void upload(const std::vector<float>& host) {
-    EXPECT_EQ(cudaMemcpy(ptr, host.data(), count * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
-  }
-  void download(std::vector<float>* host) const {
-    EXPECT_EQ(cudaMemcpy(host->data(), ptr, count * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
-  }
-};
+using kernel_test::DevBuf;
+#define REQUIRE_GPU() KERNEL_TEST_REQUIRE_GPU("SGEMM kernels")
 
 struct Case {
   char ta, tb;
