@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <exception>
 #include <initializer_list>
 #include <utility>
 #include <vector>
@@ -172,8 +173,8 @@ void locate(const void* p, Mem* mem, int* dev, int* run_dev) {
 
 // Runs the chosen path; a GPU failure is completed on the CPU with one warning per cause.
 template <typename Problem, typename Gpu>
-Path execute(const Rule& rule, const Problem& p, const char* routine, Gpu gpu,
-             bool (*cpu)(const Problem&, std::string*)) {
+Path execute_paths(const Rule& rule, const Problem& p, const char* routine, Gpu gpu,
+                   bool (*cpu)(const Problem&, std::string*)) {
   std::string why;
   if (rule.path == Path::cublas || rule.path == Path::kernels) {
     if (gpu(rule.path, &why)) return rule.path;
@@ -187,6 +188,23 @@ Path execute(const Rule& rule, const Problem& p, const char* routine, Gpu gpu,
   warn_once("failed:" + cpu_why, std::string("error: ") + routine +
                                      " could not complete: its operands are in device memory and " +
                                      cpu_why);
+  return Path::none;
+}
+
+// No exception leaves a BLAS entry point (they are C functions): running out of host memory
+// for a staging copy is reported like any other failure instead of terminating the program.
+// The paths allocate their staging buffers before they write the output.
+template <typename Problem, typename Gpu>
+Path execute(const Rule& rule, const Problem& p, const char* routine, Gpu gpu,
+             bool (*cpu)(const Problem&, std::string*)) {
+  try {
+    return execute_paths(rule, p, routine, gpu, cpu);
+  } catch (const std::exception& e) {
+    warn_once(std::string("exception:") + e.what(),
+              std::string("error: ") + routine + " could not complete: " + e.what());
+  } catch (...) {
+    warn_once("exception", std::string("error: ") + routine + " could not complete");
+  }
   return Path::none;
 }
 
