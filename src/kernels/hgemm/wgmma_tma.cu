@@ -1,0 +1,388 @@
+// HGEMM rung 3 (production on Hopper): wgmma fed by the tensor memory accelerator (TMA).
+//
+// What changed from rung 2 (mma.sync + ldmatrix + cp.async) and why:
+// - The tensor cores are driven by warpgroup-wide wgmma.mma_async (sm_90a): one instruction
+//   multiplies a 64x16 by a 16x256 tile straight out of shared memory, so no ldmatrix and no
+//   register traffic for the operands. In SASS the inner loop is HGMMA.
+// - Tiles arrive by TMA (cp.async.bulk.tensor) into 128-byte-swizzled shared memory (the layout
+//   wgmma reads without bank conflicts), completing on an mbarrier with a byte count. One thread
+//   issues all copies; out-of-range rows and columns of edge tiles are zero-filled by the copy
+//   engine, so the main loop has no bounds checks at all.
+// - Warp specialisation: warpgroup 0 is the producer (one thread issuing TMA, its registers given
+//   away with setmaxnreg.dec), warpgroups 1 and 2 are consumers (setmaxnreg.inc: 128 FP32
+//   accumulators each). A 4-stage ring of full/empty mbarriers lets the producer run up to 4
+//   k-blocks ahead of the tensor cores, across tile boundaries.
+// - Persistent grid: one block per SM walks the tile list in groups of 16 tile rows, so that the
+//   ~132 tiles in flight share panels of A and B in the 50 MB L2.
+//
+// Roles of the operands. We compute D = C^T = op(B)^T * op(A)^T, so that wgmma's M is C's n
+// (op(B)^T, 128 rows per block, 64 per consumer) and wgmma's N is C's m (op(A)^T, 256 per block):
+// each accumulator pair is then two neighbouring rows of column-major C (one 4-byte store).
+// wgmma reads FP16 operands K-major or MN-major (its transpose bits), so all four transposes are
+// the same kernel: B = 'N' and A = 'T' are K-major, B = 'T' and A = 'N' are MN-major.
+//
+// Epilogue: alpha and beta in FP32, one rounding to binary16 (round to nearest even); beta == 0
+// never reads C. Requirements (hgemm_wgmma_can_implement): an sm_90a build on a CC 9.0 device,
+// A and B 16-byte aligned with lda, ldb multiples of 8 (TMA's rules); any m, n, k, ldc and C
+// alignment. Other problems go to the cp.async kernel or cuBLAS, chosen in dispatch.
+#include <cuda.h>  // CUtensorMap and its enums (types only; the driver is reached via cudart)
+#include <cudaTypedefs.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <mutex>
+
+#include "core/problem.h"
+
+namespace myblas {
+namespace hgemm_detail {
+
+namespace {
+
+constexpr int kBJ = 128;  // rows of D (columns of C) per block tile: 2 consumer warpgroups x 64
+constexpr int kBI = 256;  // columns of D (rows of C) per block tile: the wgmma N
+constexpr int kBK = 64;   // k per stage: one 128-byte swizzle row of binary16
+constexpr int kStages = 4;
+constexpr int kThreads = 384;                        // producer + 2 consumer warpgroups
+constexpr int kBytesBt = kBJ * kBK * 2;              // 16 KiB: op(B)^T tile (wgmma A operand)
+constexpr int kBytesAt = kBI * kBK * 2;              // 32 KiB: op(A)^T tile (wgmma B operand)
+constexpr int kStageBytes = kBytesBt + kBytesAt;     // 48 KiB per stage
+constexpr int kSmemBytes = kStages * kStageBytes + 1024 /* 1024-byte alignment */ + 2 * kStages * 8;
+constexpr int kGroupRows = 16;  // tile rows per L2 group of the persistent tile order
+static_assert(kBK * 2 == 128, "a stage's k extent must be one 128-byte swizzle row");
+static_assert(kStageBytes % 1024 == 0, "stages must keep the 1024-byte swizzle alignment");
+static_assert(kSmemBytes <= 227 * 1024, "shared memory over the H100's per-block limit");
+
+struct Params {
+  __half* c;
+  int64_t ldc;
+  int m, n, k;
+  float alpha, beta;
+  int tiles_i, tiles_j;
+  int vec2;  // C can take 4-byte stores of two neighbouring rows
+};
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+__device__ __forceinline__ uint32_t smem_u32(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void mbar_init(uint32_t bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_expect_tx(uint32_t bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(uint32_t bar, unsigned parity) {
+  uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+// One 2-D box of a tensor map into shared memory; completion is counted in bytes on `bar`.
+__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0, int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1)
+      : "memory");
+}
+
+// Shared-memory matrix descriptor, 128-byte swizzle. K-major: rows of 128 bytes along k, 8-row
+// core groups `sbo` apart (lbo unused). MN-major: rows of 128 bytes (64 elements) along m/n, one
+// per k; `lbo` between 64-wide blocks along m/n, `sbo` between groups of 8 k.
+__device__ __forceinline__ uint64_t smem_desc(uint32_t addr, uint32_t lbo, uint32_t sbo) {
+  return uint64_t((addr & 0x3FFFF) >> 4) | (uint64_t((lbo & 0x3FFFF) >> 4) << 16) |
+         (uint64_t((sbo & 0x3FFFF) >> 4) << 32) | (uint64_t(1) << 62);
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+// Keeps the compiler from touching accumulators while an asynchronous wgmma owns them.
+__device__ __forceinline__ void fence_acc(float (&d)[128]) {
+#pragma unroll
+  for (int i = 0; i < 128; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+#include "kernels/hgemm/wgmma_m64n256k16.inc"
+
+// Tile t of the persistent order: groups of kGroupRows tile rows, walked down the rows first.
+__device__ __forceinline__ void tile_coords(int t, const Params& p, int* tj, int* ti) {
+  const int per_group = kGroupRows * p.tiles_i;
+  const int first = (t / per_group) * kGroupRows;
+  const int rows = min(p.tiles_j - first, kGroupRows);
+  const int r = t % per_group;
+  *tj = first + r % rows;
+  *ti = r / rows;
+}
+
+// One thread's share of a consumer's 64x256 accumulator tile, stored to C(i, j) = D(j, i).
+// Fragment layout of wgmma D (m64nN, f32): warp w of the warpgroup holds rows 16w..16w+15; lane l
+// holds rows l/4 and l/4 + 8, columns 8c + 2(l%4) and +1 in d[4c + {0,1}] and d[4c + {2,3}].
+__device__ __forceinline__ void store_tile(const Params& p, const float (&d)[128], int j_base, int i_base) {
+  const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+  const bool read_c = p.beta != 0.f;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int j = j_base + 16 * warp + lane / 4 + 8 * h;
+    if (j >= p.n) continue;
+    __half* cj = p.c + int64_t(j) * p.ldc;
+#pragma unroll
+    for (int c = 0; c < 32; ++c) {
+      const int i = i_base + 8 * c + 2 * (lane % 4);
+      if (i >= p.m) continue;
+      float v0 = p.alpha * d[4 * c + 2 * h], v1 = p.alpha * d[4 * c + 2 * h + 1];
+      if (p.vec2 && i + 1 < p.m) {
+        __half2* cp = reinterpret_cast<__half2*>(cj + i);
+        if (read_c) {
+          const float2 old = __half22float2(*cp);
+          v0 = fmaf(p.beta, old.x, v0);
+          v1 = fmaf(p.beta, old.y, v1);
+        }
+        *cp = __floats2half2_rn(v0, v1);
+      } else {
+        if (read_c) v0 = fmaf(p.beta, __half2float(cj[i]), v0);
+        cj[i] = __float2half_rn(v0);
+        if (i + 1 < p.m) {
+          if (read_c) v1 = fmaf(p.beta, __half2float(cj[i + 1]), v1);
+          cj[i + 1] = __float2half_rn(v1);
+        }
+      }
+    }
+  }
+}
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+
+// kBtMN: op(B)^T is MN-major in memory (B is 'T'); kAtMN: op(A)^T is MN-major (A is 'N').
+template <bool kBtMN, bool kAtMN>
+__global__ void __launch_bounds__(kThreads, 1)
+    hgemm_wgmma_tma_kernel(const __grid_constant__ CUtensorMap tm_bt, const __grid_constant__ CUtensorMap tm_at, Params p) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ unsigned char smem_raw[];
+  const uint32_t raw = smem_u32(smem_raw);
+  const uint32_t base = (raw + 1023u) & ~1023u;  // swizzled tiles need 1024-byte alignment
+  const uint32_t full0 = base + kStages * kStageBytes;  // full[s]: the stage's bytes have landed
+  const uint32_t empty0 = full0 + kStages * 8;          // empty[s]: both consumers are done with it
+  const int wg = threadIdx.x / 128;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(full0 + 8 * s, 1);
+      mbar_init(empty0 + 8 * s, 8);  // lane 0 of each of the 8 consumer warps
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+  const int tiles = p.tiles_i * p.tiles_j;
+  const int nk = (p.k + kBK - 1) / kBK;
+
+  if (wg == 0) {  // producer
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    if (threadIdx.x == 0) {
+      asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tm_bt)) : "memory");
+      asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tm_at)) : "memory");
+      int s = 0;
+      unsigned phase = 0;
+      for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+        int tj, ti;
+        tile_coords(t, p, &tj, &ti);
+        const int j0 = tj * kBJ, i0 = ti * kBI;
+        for (int kb = 0; kb < nk; ++kb) {
+          mbar_wait(empty0 + 8 * s, phase ^ 1);
+          const uint32_t full = full0 + 8 * s;
+          const uint32_t sb = base + s * kStageBytes, sa = sb + kBytesBt;
+          const int k0 = kb * kBK;
+          mbar_expect_tx(full, kStageBytes);
+          if (kBtMN) {
+            tma_load_2d(sb, &tm_bt, full, j0, k0);
+            tma_load_2d(sb + 8192, &tm_bt, full, j0 + 64, k0);
+          } else {
+            tma_load_2d(sb, &tm_bt, full, k0, j0);
+          }
+          if (kAtMN) {
+#pragma unroll
+            for (int q = 0; q < 4; ++q) tma_load_2d(sa + q * 8192, &tm_at, full, i0 + 64 * q, k0);
+          } else {
+            tma_load_2d(sa, &tm_at, full, k0, i0);
+          }
+          if (++s == kStages) {
+            s = 0;
+            phase ^= 1;
+          }
+        }
+      }
+    }
+  } else {  // consumers: warpgroup 1 takes rows 0..63 of the tile, warpgroup 2 rows 64..127
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+    const int cw = wg - 1;
+    const bool arrive = threadIdx.x % 32 == 0;
+    float acc[128];  // (64 x 256) / 128 threads: this thread's D fragment
+#pragma unroll
+    for (int i = 0; i < 128; ++i) acc[i] = 0.f;
+    int s = 0;
+    unsigned phase = 0;
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+      int tj, ti;
+      tile_coords(t, p, &tj, &ti);
+      for (int kb = 0; kb < nk; ++kb) {
+        mbar_wait(full0 + 8 * s, phase);
+        const uint32_t sb = base + s * kStageBytes + cw * 8192, sa = base + s * kStageBytes + kBytesBt;
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < kBK / 16; ++kk) {
+          const uint64_t da = kBtMN ? smem_desc(sb + kk * 2048, 8192, 1024) : smem_desc(sb + kk * 32, 16, 1024);
+          const uint64_t db = kAtMN ? smem_desc(sa + kk * 2048, 8192, 1024) : smem_desc(sa + kk * 32, 16, 1024);
+          wgmma_m64n256k16<kBtMN ? 1 : 0, kAtMN ? 1 : 0>(acc, da, db, (kb | kk) != 0);
+        }
+        wgmma_commit();
+        wgmma_wait<0>();
+        fence_acc(acc);
+        if (arrive) mbar_arrive(empty0 + 8 * s);
+        if (++s == kStages) {
+          s = 0;
+          phase ^= 1;
+        }
+      }
+      store_tile(p, acc, tj * kBJ + 64 * cw, ti * kBI);
+    }
+  }
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+}
+
+__global__ void wgmma_arch_probe(int* out) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  *out = 1;
+#else
+  *out = 0;
+#endif
+}
+
+using EncodeTiled = PFN_cuTensorMapEncodeTiled_v12000;
+
+EncodeTiled encode_fn() {
+  static EncodeTiled fn = [] {
+    void* f = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess)
+      return EncodeTiled(nullptr);
+    return reinterpret_cast<EncodeTiled>(f);
+  }();
+  return fn;
+}
+
+// Per device: 1 if this build carries sm_90a code that runs there, 2 if not, 0 not probed yet.
+constexpr int kMaxDevices = 64;
+int g_arch_ok[kMaxDevices];
+int g_sms[kMaxDevices];
+std::mutex g_probe_mu;
+
+bool device_ready(int dev) {
+  if (dev < 0 || dev >= kMaxDevices) return false;
+  std::lock_guard<std::mutex> lock(g_probe_mu);
+  if (g_arch_ok[dev] == 2) return false;
+  if (g_arch_ok[dev] == 1) return true;
+  int major = 0, sms = 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+    return false;  // not cached: a transient failure may clear
+  int ok = 0;
+  if (major == 9 && encode_fn()) {
+    int* d = nullptr;
+    int h = 0;
+    cudaStream_t s = nullptr;
+    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) return false;
+    bool good = cudaMallocAsync(&d, sizeof(int), s) == cudaSuccess;
+    if (good) {
+      wgmma_arch_probe<<<1, 1, 0, s>>>(d);
+      good = cudaGetLastError() == cudaSuccess &&
+             cudaMemcpyAsync(&h, d, sizeof(int), cudaMemcpyDeviceToHost, s) == cudaSuccess;
+      cudaFreeAsync(d, s);
+    }
+    good = cudaStreamSynchronize(s) == cudaSuccess && good;
+    cudaStreamDestroy(s);
+    if (!good) return false;
+    ok = h;
+  }
+  g_arch_ok[dev] = ok ? 1 : 2;
+  g_sms[dev] = sms;
+  return ok != 0;
+}
+
+// A 2-D FP16 tensor map: `inner` contiguous elements per line, `outer` lines `ld` elements apart,
+// boxes of box_inner x box_outer with the 128-byte swizzle; reads outside are zero-filled.
+bool make_map(CUtensorMap* map, const void* base, int inner, int outer, int64_t ld, int box_inner, int box_outer) {
+  const cuuint64_t dims[2] = {cuuint64_t(inner), cuuint64_t(outer)};
+  const cuuint64_t strides[1] = {cuuint64_t(ld) * 2};
+  const cuuint32_t box[2] = {cuuint32_t(box_inner), cuuint32_t(box_outer)};
+  const cuuint32_t estride[2] = {1, 1};
+  return encode_fn()(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void*>(base), dims, strides, box, estride,
+                     CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+template <bool kBtMN, bool kAtMN>
+cudaError_t launch_variant(const CUtensorMap& bt, const CUtensorMap& at, const Params& p, int grid, cudaStream_t s) {
+  auto kernel = hgemm_wgmma_tma_kernel<kBtMN, kAtMN>;
+  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+  if (e != cudaSuccess) return e;
+  kernel<<<grid, kThreads, kSmemBytes, s>>>(bt, at, p);
+  return cudaGetLastError();
+}
+
+bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
+
+}  // namespace
+
+const char* wgmma_tma_can_implement(const GemmProblem& p) {
+  if (!aligned16(p.a) || !aligned16(p.b)) return "TMA needs 16-byte aligned A and B";
+  if (p.lda % 8 || p.ldb % 8) return "TMA needs lda and ldb to be multiples of 8 (16-byte strides)";
+  int dev = -1;
+  if (cudaGetDevice(&dev) != cudaSuccess || !device_ready(dev))
+    return "needs a compute capability 9.0 device and a build with sm_90a code (wgmma, TMA)";
+  return nullptr;
+}
+
+cudaError_t launch_wgmma_tma(const GemmProblem& g, cudaStream_t s) {
+  int dev = -1;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e != cudaSuccess) return e;
+  if (!device_ready(dev)) return cudaErrorInvalidDeviceFunction;
+  const bool bt_mn = g.tb == Op::T, at_mn = g.ta == Op::N;
+  CUtensorMap bt, at;
+  // op(B)^T, rows j of D: B 'N' is k x n (k contiguous), B 'T' is n x k (n contiguous).
+  const bool ok_b = bt_mn ? make_map(&bt, g.b, g.n, g.k, g.ldb, 64, 64) : make_map(&bt, g.b, g.k, g.n, g.ldb, 64, kBJ);
+  // op(A)^T, columns i of D: A 'T' is k x m (k contiguous), A 'N' is m x k (m contiguous).
+  const bool ok_a = at_mn ? make_map(&at, g.a, g.m, g.k, g.lda, 64, 64) : make_map(&at, g.a, g.k, g.m, g.lda, 64, kBI);
+  if (!ok_a || !ok_b) return cudaErrorInvalidValue;
+  Params p;
+  p.c = static_cast<__half*>(g.c);
+  p.ldc = g.ldc;
+  p.m = g.m;
+  p.n = g.n;
+  p.k = g.k;
+  p.alpha = g.alpha;
+  p.beta = g.beta;
+  p.tiles_i = (g.m + kBI - 1) / kBI;
+  p.tiles_j = (g.n + kBJ - 1) / kBJ;
+  p.vec2 = (reinterpret_cast<uintptr_t>(g.c) % 4 == 0) && g.ldc % 2 == 0;
+  const int64_t tiles = int64_t(p.tiles_i) * p.tiles_j;
+  if (tiles > INT32_MAX) return cudaErrorInvalidValue;
+  const int grid = int(tiles < g_sms[dev] ? tiles : g_sms[dev]);
+  if (bt_mn && at_mn) return launch_variant<true, true>(bt, at, p, grid, s);
+  if (bt_mn) return launch_variant<true, false>(bt, at, p, grid, s);
+  if (at_mn) return launch_variant<false, true>(bt, at, p, grid, s);
+  return launch_variant<false, false>(bt, at, p, grid, s);
+}
+
+}  // namespace hgemm_detail
+}  // namespace myblas
