@@ -3,15 +3,14 @@
 bench_sgemv CSV: cuBLAS beside our kernel for each shape, N and T side by side.
 
 "ours" is the kernel the dispatch table picks for the shape (--table, default
-src/dispatch/sgemv_table.inc; where the table keeps cuBLAS, the best production kernel of the
+data/dispatch-sm_90.csv; where the table keeps cuBLAS, the best production kernel of the
 run is drawn hollow so that the gap stays visible). Shapes are ordered by the size of A; the
 x axis is labelled with m x n.
 
-usage: bench/plot_sgemv.py RUN.csv OUT.png [--table src/dispatch/sgemv_table.inc] [--title T]
+usage: bench/plot_sgemv.py RUN.csv OUT.png [--table data/dispatch-sm_90.csv] [--title T]
 """
 import argparse
 import csv
-import re
 
 import matplotlib
 
@@ -23,14 +22,12 @@ PRODUCTION = {"n_rowblock", "n_rowblock_split", "n_rowblock_lastblock", "t_laneg
 
 
 def read_table(path):
-    """(trans, m, n) -> kernel name, or None where the table keeps cuBLAS."""
+    """(trans, m, n) -> kernel name, or None where the table keeps cuBLAS (device SGEMV rows)."""
     table = {}
-    pat = re.compile(r"\{Op::([NT]), (\d+), (\d+), (SgemvKernel::(\w+)|kCublas), ")
     with open(path) as f:
-        for line in f:
-            mt = pat.match(line)
-            if mt:
-                table[(mt.group(1), int(mt.group(2)), int(mt.group(3)))] = mt.group(5)
+        for r in csv.DictReader(line for line in f if line.strip() and not line.startswith("#")):
+            if r["routine"] == "sgemv" and r["mem"] == "device":
+                table[(r["trans"], int(r["m"]), int(r["n"]))] = r["kernel"] if r["path"] == "kernels" else None
     return table
 
 
@@ -38,7 +35,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("csv")
     ap.add_argument("out")
-    ap.add_argument("--table", default="src/dispatch/sgemv_table.inc")
+    ap.add_argument("--table", default="data/dispatch-sm_90.csv")
     ap.add_argument("--title", default="SGEMV on the H100: ours (dispatch table's kernel) vs cublasSgemv")
     a = ap.parse_args()
     table = read_table(a.table)

@@ -18,6 +18,7 @@
 #include "backends/cuda/cuda_runtime.h"
 #include "core/config.h"
 #include "core/log.h"
+#include "dispatch/table_source.h"
 #include "interface/entry.h"
 #include "kernels/sgemm.h"
 #include "kernels/sgemv.h"
@@ -45,80 +46,16 @@ const char* path_name(Path p) {
 
 namespace {
 
-// The measured SGEMV table: per transpose and benchmarked shape, the path that was fastest on
-// device pointers on the H100 (generated from bench/results by bench/make_sgemv_table.py; a
-// kernel is listed only where it beat cuBLAS in every run). A call uses the entry of the
-// nearest benchmarked shape (distance in log2 m, log2 n).
-constexpr SgemvKernel kCublas = static_cast<SgemvKernel>(-1);
-struct SgemvEntry {
-  Op t;
-  int m, n;
-  SgemvKernel kernel;  // kCublas: cuBLAS was as fast or faster
-  float ratio;         // worst t_cublas / t_kernel over the runs
-};
-constexpr SgemvEntry kSgemvTable[] = {
-#include "dispatch/sgemv_table.inc"
-};
-
-// log2 of a benchmarked shape's dimensions, computed once for each table entry.
-struct LogShape {
-  double m, n, k;
-};
-double log2_or_zero(int v) { return v > 0 ? std::log2(double(v)) : 0.0; }
-
-const SgemvEntry& nearest_sgemv_entry(const GemvProblem& p) {
-  static const std::vector<LogShape> logs = [] {
-    std::vector<LogShape> v;
-    for (const SgemvEntry& e : kSgemvTable) v.push_back({log2_or_zero(e.m), log2_or_zero(e.n), 0});
-    return v;
-  }();
-  const double lm = log2_or_zero(p.m), ln = log2_or_zero(p.n);
-  size_t best = SIZE_MAX;
-  double best_d = 0;
-  for (size_t i = 0; i < logs.size(); ++i) {
-    if (kSgemvTable[i].t != p.ta) continue;
-    const double d = (lm - logs[i].m) * (lm - logs[i].m) + (ln - logs[i].n) * (ln - logs[i].n);
-    if (best == SIZE_MAX || d < best_d) {
-      best = i;
-      best_d = d;
-    }
-  }
-  return kSgemvTable[best];
-}
-
-// The measured host-array table: per routine and benchmarked shape, whether host arrays were
-// faster through the GPU pipeline or on the CPU BLAS (on the H100 host; generated from
-// bench/results/h100-host-*.csv by bench/make_host_table.py). Nearest benchmarked shape.
-struct HostEntry {
-  Routine routine;
-  int m, n, k;
-  Path path;
-  float cpu_over_gpu;  // t_cpu / t_gpu in the measurement
-};
-constexpr HostEntry kHostTable[] = {
-#include "dispatch/host_table.inc"
-};
-
-const HostEntry* nearest_host_entry(Routine r, int m, int n, int k) {
-  static const std::vector<LogShape> logs = [] {
-    std::vector<LogShape> v;
-    for (const HostEntry& e : kHostTable) v.push_back({log2_or_zero(e.m), log2_or_zero(e.n), log2_or_zero(e.k)});
-    return v;
-  }();
-  const double lm = log2_or_zero(m), ln = log2_or_zero(n), lk = log2_or_zero(k);
-  const HostEntry* best = nullptr;
-  double best_d = 0;
-  for (size_t i = 0; i < logs.size(); ++i) {
-    const HostEntry& e = kHostTable[i];
-    if (e.routine != r) continue;
-    double d = (lm - logs[i].m) * (lm - logs[i].m) + (ln - logs[i].n) * (ln - logs[i].n);
-    if (k > 0 && e.k > 0) d += (lk - logs[i].k) * (lk - logs[i].k);
-    if (!best || d < best_d) {
-      best = &e;
-      best_d = d;
-    }
-  }
-  return best;
+// The entry of the measured table (dispatch/table.h) that decided a call, for the verbose log:
+// " table=<file>:<line>:<trans>:<mem>:<m>x<n>[x<k>]:<path or kernel>:<ratio>".
+std::string table_note(const DispatchTable& t, const TableEntry& e) {
+  const std::string trans = e.routine == Routine::sgemv ? std::string(1, op_char(e.ta))
+                                                         : std::string{op_char(e.ta), op_char(e.tb)};
+  const std::string shape = e.routine == Routine::sgemv ? strformat("%dx%d", e.m, e.n)
+                                                         : strformat("%dx%dx%d", e.m, e.n, e.k);
+  return strformat(" table=%s:%d:%s:%s:%s:%s:%.3f", t.name.c_str(), e.line, trans.c_str(),
+                   e.mem == Mem::host ? "host" : "device", shape.c_str(),
+                   e.path == Path::kernels ? sgemv_kernel_name(e.kernel) : path_name(e.path), e.ratio);
 }
 
 // What the rules look at.
@@ -250,7 +187,7 @@ size_t vec_bytes(int len, int inc) {
 void run_gemm(GemmProblem& p) {
   const auto t0 = std::chrono::steady_clock::now();
   const bool gpu = gpu_available();
-  if (gpu) {
+  if (gpu && device_memory_possible()) {  // (no CUDA context yet: every operand is host memory)
     int run_dev = -1;
     locate(p.c, &p.mem_c, &p.dev_c, &run_dev);
     if (!p.scale_only()) {  // alpha == 0 or k == 0: A and B are never touched
@@ -292,9 +229,10 @@ void run_gemm(GemmProblem& p) {
   }
   if (backend == Backend::kernels && p.routine == Routine::hgemm)
     warn_once("kernels-hgemm", "MYBLAS_BACKEND=kernels: no hand-written HGEMM kernel yet; HGEMM runs on cuBLAS");
-  const HostEntry* host = gpu && backend == Backend::auto_ && !p.any_device() && !p.scale_only()
-                             ? nearest_host_entry(p.routine, p.m, p.n, p.k)
-                             : nullptr;
+  // Host arrays in auto mode: the measured table's entry for the nearest benchmarked shape.
+  const DispatchTable* table =
+      gpu && backend == Backend::auto_ && !p.any_device() && !p.scale_only() ? &dispatch_table(p.device) : nullptr;
+  const TableEntry* host = table ? nearest_entry(*table, p.routine, Mem::host, p.ta, p.tb, p.m, p.n, p.k) : nullptr;
   const Request req{p.routine, backend, gpu, p.any_device(), has_kernel, kernel_wins,
                     host && host->path == Path::cublas};
   const Rule& rule = choose(req);
@@ -307,12 +245,9 @@ void run_gemm(GemmProblem& p) {
   set_last_path(path);
   if (verbose()) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    const std::string table =
-        host ? strformat(" table=%dx%dx%d:%s:%.3f", host->m, host->n, host->k, path_name(host->path),
-                         host->cpu_over_gpu)
-             : std::string();
+    const std::string table_used = host ? table_note(*table, *host) : std::string();
     const std::string detail =
-        (path == Path::kernels ? std::string(" kernel=") + sgemm_kernel_name(kernel) : std::string()) + table;
+        (path == Path::kernels ? std::string(" kernel=") + sgemm_kernel_name(kernel) : std::string()) + table_used;
     log_line(strformat("%s %c%c m=%d n=%d k=%d mem(a,b,c)=%s path=%s rule=%s%s time=%.3f ms",
                        routine_name(p.routine), op_char(p.ta), op_char(p.tb), p.m, p.n, p.k,
                        mems(p.mem_a, p.mem_b, p.mem_c).c_str(), path_name(path), rule.name,
@@ -323,7 +258,7 @@ void run_gemm(GemmProblem& p) {
 void run_gemv(GemvProblem& p) {
   const auto t0 = std::chrono::steady_clock::now();
   const bool gpu = gpu_available();
-  if (gpu) {
+  if (gpu && device_memory_possible()) {
     int run_dev = -1;
     locate(p.y, &p.mem_y, &p.dev_y, &run_dev);
     if (!p.scale_only()) {
@@ -345,8 +280,10 @@ void run_gemv(GemvProblem& p) {
   const Backend backend = backend_setting();
   // Which kernel: MYBLAS_SGEMV_KERNEL when forced, else the measured table's, else our choice.
   // (Only looked up when a GPU can run it: host-only calls pay nothing for the table.)
-  const SgemvEntry* entry = gpu ? &nearest_sgemv_entry(p) : nullptr;
-  SgemvKernel kernel = entry && entry->kernel != kCublas ? entry->kernel : sgemv_choose(p);
+  const DispatchTable* table = gpu ? &dispatch_table(p.device) : nullptr;
+  const TableEntry* entry =
+      table ? nearest_entry(*table, Routine::sgemv, Mem::device, p.ta, Op::N, p.m, p.n, 0) : nullptr;
+  SgemvKernel kernel = entry && entry->path == Path::kernels ? entry->kernel : sgemv_choose(p);
   if (backend == Backend::kernels && !config().sgemv_kernel.empty()) {
     // The named kernel takes the calls it can run (an N-only kernel leaves T calls to the
     // measured choice).
@@ -357,11 +294,11 @@ void run_gemv(GemvProblem& p) {
       kernel = named;
   }
   const bool can = gpu && sgemv_can_implement(kernel, p) == nullptr;
-  const HostEntry* host = gpu && backend == Backend::auto_ && !p.any_device() && !p.scale_only()
-                             ? nearest_host_entry(Routine::sgemv, p.m, p.n, 0)
-                             : nullptr;
+  const TableEntry* host = table && backend == Backend::auto_ && !p.any_device() && !p.scale_only()
+                               ? nearest_entry(*table, Routine::sgemv, Mem::host, p.ta, Op::N, p.m, p.n, 0)
+                               : nullptr;
   const Request req{Routine::sgemv, backend, gpu, p.any_device(), can,
-                    can && entry->kernel != kCublas, host && host->path == Path::cublas};
+                    can && entry && entry->path == Path::kernels, host && host->path == Path::cublas};
   const Rule& rule = choose(req);
   const Path path = execute(
       rule, p, "sgemv",
@@ -374,10 +311,8 @@ void run_gemv(GemvProblem& p) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::string detail;
     if (path == Path::kernels || rule.path == Path::kernels) detail = std::string(" kernel=") + sgemv_kernel_name(kernel);
-    if (entry && backend == Backend::auto_)
-      detail += strformat(" table=%c:%dx%d:%s:%.3f", op_char(entry->t), entry->m, entry->n,
-                          entry->kernel == kCublas ? "cublas" : sgemv_kernel_name(entry->kernel),
-                          entry->ratio);
+    const TableEntry* decided = p.any_device() ? entry : host;
+    if (decided && backend == Backend::auto_) detail += table_note(*table, *decided);
     log_line(strformat("sgemv %c m=%d n=%d incx=%d incy=%d mem(a,x,y)=%s path=%s rule=%s%s time=%.3f ms",
                        op_char(p.ta), p.m, p.n, p.incx, p.incy,
                        mems(p.mem_a, p.mem_x, p.mem_y).c_str(), path_name(path), rule.name,

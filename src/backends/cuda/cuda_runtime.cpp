@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "core/log.h"
@@ -22,15 +23,19 @@ void after_fork_in_child() {
   if (g_cuda_touched.load()) g_gpu_disabled.store(true);
 }
 
-int g_device_count = 0;
-
 // Device memory needs a CUDA context. While the process has none, every pointer is host
 // memory and cudaPointerGetAttributes (which would create a context, costing the program
-// time and GPU memory it never asked for) is not called. Asked through the driver API.
+// time and GPU memory it never asked for) is not called. Asked through the driver API, which
+// also answers the questions below without creating a context.
 struct DriverProbe {
   CUresult (*ctx_get_current)(CUcontext*) = nullptr;
+  CUresult (*ctx_get_device)(CUdevice*) = nullptr;
+  CUresult (*ctx_get_id)(CUcontext, unsigned long long*) = nullptr;
   CUresult (*device_get)(CUdevice*, int) = nullptr;
+  CUresult (*device_attribute)(int*, CUdevice_attribute, CUdevice) = nullptr;
   CUresult (*primary_state)(CUdevice, unsigned*, int*) = nullptr;
+  CUresult (*primary_retain)(CUcontext*, CUdevice) = nullptr;
+  CUresult (*primary_release)(CUdevice) = nullptr;
   bool ok = false;
 };
 
@@ -39,14 +44,26 @@ const DriverProbe& driver_probe() {
     DriverProbe p;
     void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h) return p;
-    p.ctx_get_current = reinterpret_cast<decltype(p.ctx_get_current)>(dlsym(h, "cuCtxGetCurrent"));
-    p.device_get = reinterpret_cast<decltype(p.device_get)>(dlsym(h, "cuDeviceGet"));
-    p.primary_state = reinterpret_cast<decltype(p.primary_state)>(dlsym(h, "cuDevicePrimaryCtxGetState"));
+    auto bind = [h](auto* slot, const char* name) {
+      *slot = reinterpret_cast<std::remove_pointer_t<decltype(slot)>>(dlsym(h, name));
+    };
+    bind(&p.ctx_get_current, "cuCtxGetCurrent");
+    bind(&p.ctx_get_device, "cuCtxGetDevice");
+    bind(&p.ctx_get_id, "cuCtxGetId");
+    bind(&p.device_get, "cuDeviceGet");
+    bind(&p.device_attribute, "cuDeviceGetAttribute");
+    bind(&p.primary_state, "cuDevicePrimaryCtxGetState");
+    bind(&p.primary_retain, "cuDevicePrimaryCtxRetain");
+    bind(&p.primary_release, "cuDevicePrimaryCtxRelease_v2");
     p.ok = p.ctx_get_current && p.device_get && p.primary_state;
     return p;
   }();
   return d;
 }
+
+// Taken once, at the probe: the driver's handle and the compute capability of each device.
+std::vector<CUdevice> g_devices;
+std::vector<int> g_device_sm;
 
 std::atomic<bool> g_context_seen{false};
 
@@ -56,12 +73,10 @@ bool any_context() {
   bool active = !d.ok;  // cannot tell: let the runtime answer
   CUcontext cur = nullptr;
   if (!active && d.ctx_get_current(&cur) == CUDA_SUCCESS && cur) active = true;
-  for (int i = 0; !active && i < g_device_count; ++i) {
-    CUdevice dev;
+  for (size_t i = 0; !active && i < g_devices.size(); ++i) {
     unsigned flags = 0;
     int on = 0;
-    if (d.device_get(&dev, i) == CUDA_SUCCESS && d.primary_state(dev, &flags, &on) == CUDA_SUCCESS && on)
-      active = true;
+    if (d.primary_state(g_devices[i], &flags, &on) == CUDA_SUCCESS && on) active = true;
   }
   if (active) g_context_seen.store(true);
   return active;
@@ -79,7 +94,17 @@ bool probe() {
                          e != cudaSuccess ? cudaGetErrorString(e) : "no device"));
     return false;
   }
-  g_device_count = count;
+  const DriverProbe& d = driver_probe();
+  g_devices.assign(size_t(count), CUdevice(0));
+  g_device_sm.assign(size_t(count), -1);
+  for (int i = 0; i < count && d.ok; ++i) {
+    if (d.device_get(&g_devices[size_t(i)], i) != CUDA_SUCCESS) g_devices[size_t(i)] = CUdevice(i);
+    int major = 0, minor = 0;
+    if (d.device_attribute &&
+        d.device_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, g_devices[size_t(i)]) == CUDA_SUCCESS &&
+        d.device_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, g_devices[size_t(i)]) == CUDA_SUCCESS)
+      g_device_sm[size_t(i)] = major * 10 + minor;
+  }
   return true;
 }
 }  // namespace
@@ -94,6 +119,54 @@ bool gpu_available() { return gpu_present() && !g_gpu_disabled.load(std::memory_
 bool gpu_lost() {
   // A fork child never probed in its parent's place: it inherits g_cuda_touched/g_gpu_disabled.
   return g_gpu_disabled.load(std::memory_order_relaxed);
+}
+
+bool device_memory_possible() { return gpu_available() && any_context(); }
+
+int gpu_device_count() { return gpu_present() ? int(g_devices.size()) : 0; }
+
+int device_sm(int device) {
+  return gpu_present() && device >= 0 && size_t(device) < g_device_sm.size() ? g_device_sm[size_t(device)] : -1;
+}
+
+int current_device_no_context() {
+  const DriverProbe& d = driver_probe();
+  CUcontext cur = nullptr;
+  CUdevice dev;
+  if (!d.ok || !d.ctx_get_device || d.ctx_get_current(&cur) != CUDA_SUCCESS || !cur ||
+      d.ctx_get_device(&dev) != CUDA_SUCCESS)
+    return 0;
+  for (size_t i = 0; i < g_devices.size(); ++i)
+    if (g_devices[i] == dev) return int(i);
+  return 0;
+}
+
+uint64_t current_context_id() {
+  const DriverProbe& d = driver_probe();
+  CUcontext cur = nullptr;
+  unsigned long long id = 0;
+  if (!d.ok || !d.ctx_get_id || d.ctx_get_current(&cur) != CUDA_SUCCESS || !cur ||
+      d.ctx_get_id(cur, &id) != CUDA_SUCCESS)
+    return 0;
+  return id;
+}
+
+uint64_t primary_context_id(int device) {
+  const DriverProbe& d = driver_probe();
+  if (!d.ok || !d.ctx_get_id || !d.primary_retain || !d.primary_release || device < 0 ||
+      size_t(device) >= g_devices.size())
+    return 0;
+  const CUdevice dev = g_devices[size_t(device)];
+  unsigned flags = 0;
+  int on = 0;
+  // Retaining an inactive primary context would create it: only an active one is asked.
+  if (d.primary_state(dev, &flags, &on) != CUDA_SUCCESS || !on) return 0;
+  CUcontext ctx = nullptr;
+  unsigned long long id = 0;
+  if (d.primary_retain(&ctx, dev) != CUDA_SUCCESS) return 0;
+  if (d.ctx_get_id(ctx, &id) != CUDA_SUCCESS) id = 0;
+  d.primary_release(dev);
+  return id;
 }
 
 Mem classify_pointer(const void* p, int* device) {

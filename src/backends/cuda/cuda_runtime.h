@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "core/problem.h"
@@ -19,6 +20,24 @@ bool gpu_lost();
 // Classifies p with cudaPointerGetAttributes; sets *device for device/managed memory.
 // Without a usable GPU every pointer is host memory.
 Mem classify_pointer(const void* p, int* device);
+// False while the process has no CUDA context (or no usable GPU): then no operand can be
+// device memory, and a call need not classify its pointers. Asks the driver, never creates a
+// context; once a context has been seen it is a load of a flag.
+bool device_memory_possible();
+
+// Devices and their compute capability (major * 10 + minor, e.g. 90; -1 if unknown), taken
+// once at the probe. No context is created.
+int gpu_device_count();
+int device_sm(int device);
+// The device that the calling thread's GPU work goes to when no operand names one: the device
+// of its current CUDA context, else 0. Creates no context.
+int current_device_no_context();
+// Unique id (cuCtxGetId) of the calling thread's current context, and of a device's primary
+// context while it exists; 0 when there is none or it cannot be asked. No context is created.
+// Lets a cache of streams tell that the context they were made in is still the one in use
+// (a program's cudaDeviceReset destroys them with it).
+uint64_t current_context_id();
+uint64_t primary_context_id(int device);
 // Records a failed CUDA/cuBLAS step. Sticky errors (the context is lost) switch the
 // process to the CPU path for good. Returns a printable description.
 std::string note_cuda_error(cudaError_t e, const char* what);

@@ -1,0 +1,283 @@
+#include "dispatch/table.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <string_view>
+#include <tuple>
+
+namespace myblas {
+
+namespace {
+
+constexpr size_t kMaxBytes = size_t(1) << 20, kMaxLine = 512, kMaxRows = 10000;
+constexpr std::string_view kHeader = "routine,trans,mem,m,n,k,path,kernel,time_us,ratio";
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+// Decimal digits only, within [lo, hi].
+bool parse_int(std::string_view s, long long lo, long long hi, int* out) {
+  if (s.empty() || s.size() > 10) return false;
+  long long v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  if (v < lo || v > hi) return false;
+  *out = int(v);
+  return true;
+}
+
+// A finite decimal number within [lo, hi] (lo excluded when lo_open).
+bool parse_real(std::string_view s, double lo, bool lo_open, double hi, float* out) {
+  if (s.empty() || s.size() > 32) return false;
+  char buf[33];
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (!((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-')) return false;
+    buf[i] = c;
+  }
+  buf[s.size()] = '\0';
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(buf, &end);
+  if (end != buf + s.size() || errno == ERANGE || !std::isfinite(v)) return false;
+  if (v < lo || (lo_open && v == lo) || v > hi) return false;
+  *out = float(v);
+  return true;
+}
+
+bool parse_routine(std::string_view s, Routine* r) {
+  if (s == "sgemm") *r = Routine::sgemm;
+  else if (s == "sgemv") *r = Routine::sgemv;
+  else if (s == "hgemm") *r = Routine::hgemm;
+  else return false;
+  return true;
+}
+
+bool parse_op(char c, Op* o) {
+  if (c == 'N') *o = Op::N;
+  else if (c == 'T') *o = Op::T;
+  else return false;
+  return true;
+}
+
+// Index of the transposes in DispatchTable::groups: sgemv N, T = 0, 1; GEMM NN, NT, TN, TT = 0..3.
+int trans_index(Routine r, Op ta, Op tb) {
+  return r == Routine::sgemv ? int(ta == Op::T) : 2 * int(ta == Op::T) + int(tb == Op::T);
+}
+
+double log2_or_zero(int v) { return v > 0 ? std::log2(double(v)) : 0.0; }
+
+// Kernels a table may name: those that run every valid problem and keep no process-wide state,
+// i.e. the production kernels and the ladder's warp_per_column (bench/make_dispatch_table.py's
+// CANDIDATES). Whether one can run a given call is still asked at dispatch (sgemv_can_implement).
+bool table_kernel(SgemvKernel k) { return sgemv_kernel_is_production(k) || k == SgemvKernel::warp_per_column; }
+
+bool bad(const char** why, const char* rule) {
+  *why = rule;
+  return false;
+}
+
+// One row; false with *why on the first rule it breaks.
+bool parse_row(std::string_view line, TableEntry* e, const char** why) {
+  std::string_view f[10];
+  size_t count = 0;
+  while (true) {
+    const size_t comma = line.find(',');
+    if (count == 10) return bad(why, "more than 10 fields");
+    f[count++] = trim(line.substr(0, comma));
+    if (comma == std::string_view::npos) break;
+    line.remove_prefix(comma + 1);
+  }
+  if (count != 10) return bad(why, "fewer than 10 fields");
+  if (!parse_routine(f[0], &e->routine)) return bad(why, "routine is not sgemm, sgemv or hgemm");
+  const bool gemv = e->routine == Routine::sgemv;
+  e->tb = Op::N;
+  if (gemv ? !(f[1].size() == 1 && parse_op(f[1][0], &e->ta))
+           : !(f[1].size() == 2 && parse_op(f[1][0], &e->ta) && parse_op(f[1][1], &e->tb)))
+    return bad(why, gemv ? "trans is not N or T" : "trans is not NN, NT, TN or TT");
+  if (f[2] == "host") e->mem = Mem::host;
+  else if (f[2] == "device") e->mem = Mem::device;
+  else return bad(why, "mem is not host or device");
+  if (!parse_int(f[3], 1, INT_MAX, &e->m) || !parse_int(f[4], 1, INT_MAX, &e->n))
+    return bad(why, "m and n must be integers from 1 to 2^31-1");
+  if (!parse_int(f[5], gemv ? 0 : 1, gemv ? 0 : INT_MAX, &e->k))
+    return bad(why, gemv ? "k must be 0 for sgemv" : "k must be an integer from 1 to 2^31-1");
+  if (f[6] == "cpu") e->path = Path::cpu;
+  else if (f[6] == "cublas") e->path = Path::cublas;
+  else if (f[6] == "kernels") e->path = Path::kernels;
+  else return bad(why, "path is not cpu, cublas or kernels");
+  if (e->mem == Mem::host && e->path == Path::kernels) return bad(why, "host rows take path cpu or cublas");
+  if (e->mem == Mem::device && !gemv) return bad(why, "device rows exist for sgemv only");
+  if (e->mem == Mem::device && e->path == Path::cpu) return bad(why, "device rows take path cublas or kernels");
+  e->kernel = SgemvKernel::thread_per_row;
+  if (e->path == Path::kernels) {
+    const std::string name(f[7]);
+    if (!sgemv_kernel_from_name(name.c_str(), &e->kernel) || !table_kernel(e->kernel))
+      return bad(why, "kernel is not a production SGEMV kernel or warp_per_column");
+  } else if (f[7] != "-") {
+    return bad(why, "kernel must be - unless path is kernels");
+  }
+  if (!parse_real(f[8], 0.0, false, 1e12, &e->time_us)) return bad(why, "time_us must be a number >= 0");
+  if (!parse_real(f[9], 0.0, true, 1e6, &e->ratio)) return bad(why, "ratio must be a number > 0");
+  e->lm = log2_or_zero(e->m);
+  e->ln = log2_or_zero(e->n);
+  e->lk = log2_or_zero(e->k);
+  return true;
+}
+
+std::string base_name(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+bool parse_dispatch_table(const std::string& text, DispatchTable* out, std::string* error) {
+  DispatchTable t;
+  t.source = out->source;
+  t.name = out->name;
+  if (text.size() > kMaxBytes) {
+    *error = "larger than 1 MiB";
+    return false;
+  }
+  bool header = false;
+  size_t pos = 0;
+  for (int line_no = 1; pos < text.size(); ++line_no) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    const std::string_view raw(text.data() + pos, eol - pos);
+    pos = eol + 1;
+    auto fail = [&](const char* why) {
+      *error = "line " + std::to_string(line_no) + ": " + why;
+      return false;
+    };
+    if (raw.size() > kMaxLine) return fail("longer than 512 bytes");
+    if (raw.find('\0') != std::string_view::npos) return fail("holds a NUL byte");
+    const std::string_view line = trim(raw);
+    if (line.empty() || line.front() == '#') continue;
+    if (!header) {
+      if (line != kHeader) return fail("expected the header routine,trans,mem,m,n,k,path,kernel,time_us,ratio");
+      header = true;
+      continue;
+    }
+    if (t.entries.size() == kMaxRows) return fail("more than 10,000 rows");
+    TableEntry e{};
+    const char* why = "";
+    if (!parse_row(line, &e, &why)) return fail(why);
+    e.line = line_no;
+    t.entries.push_back(e);
+  }
+  if (!header) {
+    *error = "no header line";
+    return false;
+  }
+  if (t.entries.empty()) {
+    *error = "no rows";
+    return false;
+  }
+  // A repeated shape would make the choice depend on row order: refuse it.
+  std::set<std::tuple<int, int, int, int, int, int, int>> seen;
+  for (const TableEntry& e : t.entries)
+    if (!seen.emplace(int(e.routine), int(e.ta), int(e.tb), int(e.mem), e.m, e.n, e.k).second) {
+      *error = "line " + std::to_string(e.line) + ": repeats an earlier row's routine, trans, mem, m, n, k";
+      return false;
+    }
+  for (size_t i = 0; i < t.entries.size(); ++i) {
+    const TableEntry& e = t.entries[i];
+    auto& g = t.groups[int(e.routine)][e.mem == Mem::device];
+    g[trans_index(e.routine, e.ta, e.tb)].push_back(uint16_t(i));
+    g[4].push_back(uint16_t(i));
+  }
+  *out = std::move(t);
+  return true;
+}
+
+bool load_dispatch_table(const std::string& path, DispatchTable* out, std::string* error) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) {
+    *error = std::string("cannot open: ") + std::strerror(errno);
+    return false;
+  }
+  std::string text;
+  char buf[8192];
+  size_t got;
+  while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) {
+    text.append(buf, got);
+    if (text.size() > kMaxBytes) break;
+  }
+  const bool read_error = std::ferror(f) != 0;
+  std::fclose(f);
+  if (read_error) {
+    *error = "read error";
+    return false;
+  }
+  out->source = path;
+  out->name = base_name(path);
+  return parse_dispatch_table(text, out, error);
+}
+
+const TableEntry* nearest_entry(const DispatchTable& t, Routine r, Mem mem, Op ta, Op tb, int m, int n, int k) {
+  const auto& g = t.groups[int(r)][mem == Mem::device];
+  const std::vector<uint16_t>* rows = &g[trans_index(r, ta, tb)];
+  if (rows->empty()) rows = &g[4];
+  const double lm = log2_or_zero(m), ln = log2_or_zero(n), lk = log2_or_zero(k);
+  const TableEntry* best = nullptr;
+  double best_d = 0;
+  for (uint16_t i : *rows) {
+    const TableEntry& e = t.entries[i];
+    double d = (lm - e.lm) * (lm - e.lm) + (ln - e.ln) * (ln - e.ln);
+    if (k > 0 && e.k > 0) d += (lk - e.lk) * (lk - e.lk);
+    if (!best || d < best_d) {
+      best = &e;
+      best_d = d;
+    }
+  }
+  return best;
+}
+
+std::vector<std::string> table_candidates(const char* override_path, const std::vector<std::string>& data_dirs, int sm) {
+  std::vector<std::string> out;
+  if (override_path && *override_path) out.push_back(override_path);
+  const std::string file = "dispatch-sm_" + std::to_string(sm) + ".csv";
+  for (const std::string& dir : data_dirs) {
+    if (dir.empty()) continue;
+    const std::string path = dir + (dir.back() == '/' ? "" : "/") + file;
+    bool dup = false;
+    for (const std::string& p : out) dup = dup || p == path;
+    if (!dup) out.push_back(path);
+  }
+  return out;
+}
+
+bool load_first_table(const std::vector<std::string>& candidates, bool first_is_override, DispatchTable* out,
+                      std::vector<std::string>* problems) {
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const std::string& path = candidates[i];
+    const bool named = first_is_override && i == 0;
+    struct stat st;
+    if (!named && ::stat(path.c_str(), &st) != 0) continue;  // no table for this GPU there: normal
+    std::string error;
+    DispatchTable t;
+    if (load_dispatch_table(path, &t, &error)) {
+      *out = std::move(t);
+      return true;
+    }
+    problems->push_back((named ? "MYBLAS_DISPATCH_TABLE=" : "dispatch table ") + path + ": " + error +
+                        "; ignoring this file");
+  }
+  return false;
+}
+
+}  // namespace myblas
