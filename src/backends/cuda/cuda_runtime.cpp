@@ -62,8 +62,11 @@ const DriverProbe& driver_probe() {
 }
 
 // Taken once, at the probe: the driver's handle and the compute capability of each device.
-std::vector<CUdevice> g_devices;
-std::vector<int> g_device_sm;
+// Plain arrays: threads that exit while the process is being torn down may still ask.
+constexpr int kMaxDevices = 64;
+CUdevice g_devices[kMaxDevices];
+int g_device_sm[kMaxDevices];
+int g_device_total = 0;
 
 std::atomic<bool> g_context_seen{false};
 
@@ -73,7 +76,7 @@ bool any_context() {
   bool active = !d.ok;  // cannot tell: let the runtime answer
   CUcontext cur = nullptr;
   if (!active && d.ctx_get_current(&cur) == CUDA_SUCCESS && cur) active = true;
-  for (size_t i = 0; !active && i < g_devices.size(); ++i) {
+  for (int i = 0; !active && i < g_device_total; ++i) {
     unsigned flags = 0;
     int on = 0;
     if (d.primary_state(g_devices[i], &flags, &on) == CUDA_SUCCESS && on) active = true;
@@ -95,15 +98,17 @@ bool probe() {
     return false;
   }
   const DriverProbe& d = driver_probe();
-  g_devices.assign(size_t(count), CUdevice(0));
-  g_device_sm.assign(size_t(count), -1);
-  for (int i = 0; i < count && d.ok; ++i) {
-    if (d.device_get(&g_devices[size_t(i)], i) != CUDA_SUCCESS) g_devices[size_t(i)] = CUdevice(i);
+  g_device_total = count < kMaxDevices ? count : kMaxDevices;
+  for (int i = 0; i < g_device_total; ++i) {
+    g_devices[i] = CUdevice(i);
+    g_device_sm[i] = -1;
+    if (!d.ok) continue;
+    if (d.device_get(&g_devices[i], i) != CUDA_SUCCESS) g_devices[i] = CUdevice(i);
     int major = 0, minor = 0;
     if (d.device_attribute &&
-        d.device_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, g_devices[size_t(i)]) == CUDA_SUCCESS &&
-        d.device_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, g_devices[size_t(i)]) == CUDA_SUCCESS)
-      g_device_sm[size_t(i)] = major * 10 + minor;
+        d.device_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, g_devices[i]) == CUDA_SUCCESS &&
+        d.device_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, g_devices[i]) == CUDA_SUCCESS)
+      g_device_sm[i] = major * 10 + minor;
   }
   return true;
 }
@@ -123,10 +128,10 @@ bool gpu_lost() {
 
 bool device_memory_possible() { return gpu_available() && any_context(); }
 
-int gpu_device_count() { return gpu_present() ? int(g_devices.size()) : 0; }
+int gpu_device_count() { return gpu_present() ? g_device_total : 0; }
 
 int device_sm(int device) {
-  return gpu_present() && device >= 0 && size_t(device) < g_device_sm.size() ? g_device_sm[size_t(device)] : -1;
+  return gpu_present() && device >= 0 && device < g_device_total ? g_device_sm[device] : -1;
 }
 
 int current_device_no_context() {
@@ -136,8 +141,8 @@ int current_device_no_context() {
   if (!d.ok || !d.ctx_get_device || d.ctx_get_current(&cur) != CUDA_SUCCESS || !cur ||
       d.ctx_get_device(&dev) != CUDA_SUCCESS)
     return 0;
-  for (size_t i = 0; i < g_devices.size(); ++i)
-    if (g_devices[i] == dev) return int(i);
+  for (int i = 0; i < g_device_total; ++i)
+    if (g_devices[i] == dev) return i;
   return 0;
 }
 
@@ -154,9 +159,9 @@ uint64_t current_context_id() {
 uint64_t primary_context_id(int device) {
   const DriverProbe& d = driver_probe();
   if (!d.ok || !d.ctx_get_id || !d.primary_retain || !d.primary_release || device < 0 ||
-      size_t(device) >= g_devices.size())
+      device >= g_device_total)
     return 0;
-  const CUdevice dev = g_devices[size_t(device)];
+  const CUdevice dev = g_devices[device];
   unsigned flags = 0;
   int on = 0;
   // Retaining an inactive primary context would create it: only an active one is asked.

@@ -1,5 +1,7 @@
 #include "backends/cuda/host_pipeline.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -100,6 +102,76 @@ size_t memory_budget() {
   return budget;
 }
 
+// ---- streams and events, kept per thread and device between calls ----
+// Creating and destroying two streams and four events cost every call time it does not need
+// to spend. They are kept for the next call on the same thread and device, and destroyed when
+// the thread exits, but only where that is safe: not in a fork child (CUDA does not survive
+// fork), not after the context was lost (sticky error), and not if the context they were
+// made in is gone (the program's cudaDeviceReset destroyed them with it; cuCtxGetId tells).
+// A call that fails destroys them, so the next one starts with fresh ones.
+struct PipelineStreams {
+  cudaStream_t stream[2] = {nullptr, nullptr};
+  cudaEvent_t done[2] = {nullptr, nullptr};    // a slot's tile is complete
+  cudaEvent_t a_free[2] = {nullptr, nullptr};  // the upload from a staging buffer of A is complete
+  uint64_t context = 0;                        // id of the context they belong to (0: unknown)
+
+  bool empty() const { return stream[0] == nullptr; }
+  void destroy() {
+    for (int i = 0; i < 2; ++i) {
+      if (done[i]) cudaEventDestroy(done[i]);
+      if (a_free[i]) cudaEventDestroy(a_free[i]);
+      if (stream[i]) cudaStreamDestroy(stream[i]);
+    }
+    *this = PipelineStreams{};
+  }
+  cudaError_t create() {
+    cudaError_t e = cudaSuccess;
+    for (int i = 0; i < 2 && e == cudaSuccess; ++i) {
+      e = cudaStreamCreateWithFlags(&stream[i], cudaStreamNonBlocking);
+      if (e == cudaSuccess) e = cudaEventCreateWithFlags(&done[i], cudaEventDisableTiming);
+      if (e == cudaSuccess) e = cudaEventCreateWithFlags(&a_free[i], cudaEventDisableTiming);
+    }
+    if (e != cudaSuccess) destroy();
+    return e;
+  }
+};
+
+struct ThreadStreams {
+  std::vector<PipelineStreams> by_device;
+  pid_t pid = getpid();
+  ~ThreadStreams() {
+    if (pid != getpid() || gpu_lost()) return;
+    for (size_t d = 0; d < by_device.size(); ++d) {
+      PipelineStreams& s = by_device[d];
+      if (!s.empty() && s.context != 0 && primary_context_id(int(d)) == s.context) s.destroy();
+    }
+  }
+};
+thread_local ThreadStreams t_streams;
+
+// The calling thread's streams for `dev` (the current device), created if it has none yet.
+cudaError_t acquire_streams(int dev, PipelineStreams** out) {
+  if (t_streams.pid != getpid()) {  // a fork child's copy of its parent's handles: not ours
+    t_streams.by_device.clear();
+    t_streams.pid = getpid();
+  }
+  if (size_t(dev) >= t_streams.by_device.size()) t_streams.by_device.resize(size_t(dev) + 1);
+  PipelineStreams& s = t_streams.by_device[size_t(dev)];
+  const uint64_t context = current_context_id();
+  if (!s.empty() && s.context != context) s = PipelineStreams{};  // made in a context that is gone
+  if (s.empty()) {
+    const cudaError_t e = s.create();
+    if (e != cudaSuccess) return e;
+    s.context = context;
+  }
+  *out = &s;
+  return cudaSuccess;
+}
+
+void discard_streams(int dev) {
+  if (size_t(dev) < t_streams.by_device.size()) t_streams.by_device[size_t(dev)].destroy();
+}
+
 // One of the two pipeline slots: its stream, device buffers and pinned staging.
 struct Slot {
   cudaStream_t stream = nullptr;
@@ -177,16 +249,20 @@ bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::st
     copied_out[size_t(s.j) * size_t(row_blocks) + size_t(s.i0 / mb)] = 1;
   };
 
+  PipelineStreams* streams = nullptr;
+  if (check("alloc", acquire_streams(dev, &streams), "cudaStreamCreate"))
+    for (int i = 0; i < 2; ++i) {
+      slots[i].stream = streams->stream[i];
+      slots[i].done = streams->done[i];
+    }
   for (Slot& s : slots) {
-    if (!check("alloc", cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), "cudaStreamCreate") ||
-        !check("alloc", cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming), "cudaEventCreate"))
+    if (!ok) break;
+    if (!(check("alloc", s.b.allocate(size_t(k) * nb * es, s.stream), "device memory for B") &&
+          check("alloc", s.c.allocate(size_t(mb) * nb * es, s.stream), "device memory for C") &&
+          check("pin", s.pb.acquire(size_t(k) * nb * es), "pinned memory") &&
+          check("pin", s.pc.acquire(size_t(mb) * nb * es), "pinned memory")))
       break;
-    if (ok && !(check("alloc", s.b.allocate(size_t(k) * nb * es, s.stream), "device memory for B") &&
-                check("alloc", s.c.allocate(size_t(mb) * nb * es, s.stream), "device memory for C") &&
-                check("pin", s.pb.acquire(size_t(k) * nb * es), "pinned memory") &&
-                check("pin", s.pc.acquire(size_t(mb) * nb * es), "pinned memory")))
-      break;
-    if (ok && row_blocks > 1 &&
+    if (row_blocks > 1 &&
         !(check("alloc", s.a.allocate(size_t(mb) * k * es, s.stream), "device memory for A") &&
           check("pin", s.pa.acquire(size_t(mb) * k * es), "pinned memory")))
       break;
@@ -206,13 +282,13 @@ bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::st
   Pinned a_stage[2];
   cudaEvent_t a_free[2] = {nullptr, nullptr};  // the upload from a_stage[i] has completed
   if (ok && row_blocks == 1) {
+    a_free[0] = streams->a_free[0];
+    a_free[1] = streams->a_free[1];
     const int chunk = std::max(1, int((size_t(32) << 20) / (size_t(p.a_rows()) * es)));
     const size_t chunk_bytes = size_t(p.a_rows()) * std::min(chunk, p.a_cols()) * es;
     if (check("alloc", a_all.allocate(a_bytes, slots[0].stream), "device memory for A") &&
         check("pin", a_stage[0].acquire(chunk_bytes), "pinned memory") &&
-        check("pin", a_stage[1].acquire(chunk_bytes), "pinned memory") &&
-        check("alloc", cudaEventCreateWithFlags(&a_free[0], cudaEventDisableTiming), "cudaEventCreate") &&
-        check("alloc", cudaEventCreateWithFlags(&a_free[1], cudaEventDisableTiming), "cudaEventCreate")) {
+        check("pin", a_stage[1].acquire(chunk_bytes), "pinned memory")) {
       for (int c0 = 0, i = 0; ok && c0 < p.a_cols(); c0 += chunk, ++i) {
         const int b = i % 2, cols = std::min(chunk, p.a_cols() - c0);
         if (i >= 2 && !check("sync", cudaEventSynchronize(a_free[b]), "uploading A")) break;
@@ -296,13 +372,9 @@ bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::st
     s.c.release();
   }
   a_all.release();
-  for (Slot& s : slots) {
+  for (Slot& s : slots)
     if (s.stream) cudaStreamSynchronize(s.stream);  // (also: no upload still reads a_stage)
-    if (s.done) cudaEventDestroy(s.done);
-    if (s.stream) cudaStreamDestroy(s.stream);
-  }
-  for (cudaEvent_t e : a_free)
-    if (e) cudaEventDestroy(e);
+  if (!ok) discard_streams(dev);  // idle now; a failed call leaves nothing behind for the next
   if (!ok)
     for (int j = 0; j < panels; ++j)
       for (int i = 0; i < row_blocks; ++i)
