@@ -1,0 +1,49 @@
+// Hand-written HGEMM kernels on tensor cores: C := alpha*op(A)*op(B) + beta*C, column-major, BLAS
+// semantics, binary16 A, B and C (uint16_t storage, __half in device code), FP32 accumulation,
+// alpha and beta applied in FP32 in the epilogue and the result rounded once to binary16
+// (round to nearest even), on device pointers.
+//
+// A ladder of rungs, one file each under src/kernels/hgemm/. Every kernel that hgemm_choose may
+// return handles all four transposes, any m, n, k >= 1 (edge tiles), any lda/ldb/ldc >= the
+// minimum, misaligned pointers and leading dimensions (a scalar-load variant is picked at launch),
+// beta == 0 without reading C, and 64-bit offsets. Results are deterministic (no split-k, no
+// atomics): each element's k sum runs in one fixed order.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include "core/problem.h"
+
+namespace myblas {
+
+enum class HgemmKernel {
+  // The ladder, slowest first; every rung takes every transpose and alignment.
+  wmma,              // nvcuda::wmma 16x16x16, 128x128x32 block, 64x32 warp tiles, shared-memory staging
+  mma_sync,          // mma.sync m16n8k16 + ldmatrix, 128x256x32 block, 4-stage cp.async pipeline,
+                     // swizzled shared memory, L2 block swizzle
+  mma_sync_128x128,  // the same kernel with a 128x128x32 block (4 warps, 2 blocks per SM)
+  // The lead adds wgmma_tma here (src/kernels/hgemm/wgmma_tma.cu): Hopper wgmma fed by TMA.
+};
+constexpr int kHgemmKernelCount = 3;
+
+const char* hgemm_kernel_name(HgemmKernel k);
+bool hgemm_kernel_from_name(const char* name, HgemmKernel* out);
+// Production kernels (those hgemm_choose may return).
+bool hgemm_kernel_is_production(HgemmKernel k);
+
+// nullptr if the kernel can run this problem, else the reason it cannot.
+const char* hgemm_can_implement(HgemmKernel k, const GemmProblem& p);
+
+// The production kernel measured best for the shape on the H100 among those that can run it
+// (bench/results/h100-hgemm-kernels-*.md).
+HgemmKernel hgemm_choose(const GemmProblem& p);
+
+// True only for the shape regions where a committed H100 benchmark measured the hand-written
+// kernel (hgemm_choose's pick) faster than cublasGemmEx (FP16 in/out, FP32 compute).
+bool hgemm_kernel_beats_cublas(const GemmProblem& p);
+
+// Launches on `stream`. p is validated: routine == hgemm, m, n, k >= 1, alpha != 0,
+// lda/ldb/ldc >= minimum, device pointers (the caller handles quick returns, alpha == 0 and
+// k == 0). Returns the launch error (cudaErrorInvalidValue if the kernel cannot run p).
+cudaError_t hgemm_run(HgemmKernel k, const GemmProblem& p, cudaStream_t stream);
+
+}  // namespace myblas

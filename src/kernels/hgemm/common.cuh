@@ -1,0 +1,105 @@
+// Shared by the HGEMM kernel files: the device-side view of a problem, the once-rounding
+// alpha/beta store, alignment tests, cp.async wrappers, the L2 block swizzle, and each file's
+// launch entry point.
+#pragma once
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "core/problem.h"
+
+namespace myblas {
+namespace hgemm_detail {
+
+// C(i, j) = c[i + j*ldc]; op(A)(i, l) and op(B)(l, j) are read through lda/ldb as the transposes
+// say. Leading dimensions are 64-bit so that j*ldc never overflows.
+struct Args {
+  const __half* a;
+  const __half* b;
+  __half* c;
+  int64_t lda, ldb, ldc;
+  int m, n, k;
+  float alpha, beta;
+};
+
+inline Args make_args(const GemmProblem& p) {
+  Args g;
+  g.a = static_cast<const __half*>(p.a);
+  g.b = static_cast<const __half*>(p.b);
+  g.c = static_cast<__half*>(p.c);
+  g.lda = p.lda;
+  g.ldb = p.ldb;
+  g.ldc = p.ldc;
+  g.m = p.m;
+  g.n = p.n;
+  g.k = p.k;
+  g.alpha = p.alpha;
+  g.beta = p.beta;
+  return g;
+}
+
+__host__ __device__ inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
+
+// 16-byte (8-half) vector loads of an operand are possible when every column start is 16-byte
+// aligned: an aligned base and a leading dimension that is a multiple of 8.
+inline bool vec8_ok(const void* p, int64_t ld) { return aligned16(p) && ld % 8 == 0; }
+
+// The epilogue of every kernel: alpha and beta in FP32, one rounding to binary16 (nearest even).
+// beta == 0 stores without reading C, so NaN/Inf already in C never propagates.
+__device__ __forceinline__ float epilogue(float acc, float alpha, float beta, const __half* cp) {
+  return beta == 0.f ? alpha * acc : fmaf(alpha, acc, beta * __half2float(*cp));
+}
+__device__ __forceinline__ void store_c(__half* cp, float acc, float alpha, float beta) {
+  *cp = __float2half_rn(epilogue(acc, alpha, beta, cp));
+}
+// Two rows i, i+1 of one column: one 4-byte access when `pair` (C's base and ldc allow it and
+// both rows are inside C), else element by element with bounds checks on each row.
+__device__ __forceinline__ void store_c2(__half* cp, float v0, float v1, float alpha, float beta,
+                                         bool pair, bool ok0, bool ok1) {
+  if (pair) {
+    __half2* p2 = reinterpret_cast<__half2*>(cp);
+    float r0 = alpha * v0, r1 = alpha * v1;
+    if (beta != 0.f) {
+      const float2 old = __half22float2(*p2);
+      r0 = fmaf(alpha, v0, beta * old.x);
+      r1 = fmaf(alpha, v1, beta * old.y);
+    }
+    *p2 = __floats2half2_rn(r0, r1);
+  } else {
+    if (ok0) store_c(cp, v0, alpha, beta);
+    if (ok1) store_c(cp + 1, v1, alpha, beta);
+  }
+}
+
+// cp.async of 16 bytes: copies `bytes_valid` bytes (0 .. 16) and zero-fills the rest of the
+// destination. With bytes_valid == 0 nothing is read from `src`.
+__device__ __forceinline__ void cp_async16(void* dst, const void* src, int bytes_valid) {
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(bytes_valid));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+// Block swizzle for L2 reuse: consecutive block ids walk down groups of `group` tile rows, so
+// blocks running together share A's row panels and B's column panels while they are in L2.
+struct TileCoord {
+  int tm, tn;  // tile row (along m) and tile column (along n)
+};
+__device__ __forceinline__ TileCoord swizzled_tile(int pid, int tiles_m, int tiles_n, int group) {
+  const int per_group = group * tiles_n;
+  const int first_m = (pid / per_group) * group;
+  const int rows = min(tiles_m - first_m, group);
+  return {first_m + (pid % per_group) % rows, (pid % per_group) / rows};
+}
+
+// One launcher per file; each returns cudaGetLastError() after its launch.
+cudaError_t launch_wmma(const GemmProblem& p, cudaStream_t s);
+// mma.sync kernel with a tm x tn block tile (the configurations rung2_mma_sync.cu builds).
+cudaError_t launch_mma_sync(const GemmProblem& p, int tm, int tn, cudaStream_t s);
+
+}  // namespace hgemm_detail
+}  // namespace myblas

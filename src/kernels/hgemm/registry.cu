@@ -1,0 +1,93 @@
+// The HGEMM kernel table: names, what each kernel can run, the shape rule that picks a
+// production kernel, where it beats cuBLAS, and the launch switch. Kernels live one per file
+// beside this one.
+#include <cstring>
+
+#include "kernels/hgemm.h"
+#include "kernels/hgemm/common.cuh"
+
+namespace myblas {
+
+namespace {
+
+struct Entry {
+  HgemmKernel kernel;
+  const char* name;
+  bool production;
+};
+
+constexpr Entry kTable[kHgemmKernelCount] = {
+    {HgemmKernel::wmma, "wmma_128x128x32", false},
+    {HgemmKernel::mma_sync, "mma_sync_128x256x32_s4", true},
+    {HgemmKernel::mma_sync_128x128, "mma_sync_128x128x32_s4", true},
+};
+
+// Production kernels in order of preference: hgemm_choose takes the first that can run p.
+constexpr HgemmKernel kPreference[] = {HgemmKernel::mma_sync, HgemmKernel::mma_sync_128x128};
+
+}  // namespace
+
+const char* hgemm_kernel_name(HgemmKernel k) {
+  for (const Entry& e : kTable)
+    if (e.kernel == k) return e.name;
+  return "unknown";
+}
+
+bool hgemm_kernel_from_name(const char* name, HgemmKernel* out) {
+  if (!name) return false;
+  for (const Entry& e : kTable)
+    if (!std::strcmp(e.name, name)) {
+      *out = e.kernel;
+      return true;
+    }
+  return false;
+}
+
+bool hgemm_kernel_is_production(HgemmKernel k) {
+  for (const Entry& e : kTable)
+    if (e.kernel == k) return e.production;
+  return false;
+}
+
+const char* hgemm_can_implement(HgemmKernel k, const GemmProblem& p) {
+  if (p.routine != Routine::hgemm) return "not an HGEMM problem";
+  if (p.m < 1 || p.n < 1 || p.k < 1) return "m, n and k must be >= 1 (empty problems are quick returns)";
+  if (p.alpha == 0.f) return "alpha == 0 is a scaling of C, handled by the caller";
+  if (p.lda < (p.a_rows() > 1 ? p.a_rows() : 1)) return "lda too small";
+  if (p.ldb < (p.b_rows() > 1 ? p.b_rows() : 1)) return "ldb too small";
+  if (p.ldc < p.m) return "ldc < m";
+  if (!p.a || !p.b || !p.c) return "null operand";
+  // binary16 elements must at least be 2-byte aligned (every kernel reads them as halves).
+  if ((reinterpret_cast<uintptr_t>(p.a) | reinterpret_cast<uintptr_t>(p.b) | reinterpret_cast<uintptr_t>(p.c)) & 1u)
+    return "binary16 operands must be 2-byte aligned";
+  switch (k) {
+    case HgemmKernel::wmma:
+    case HgemmKernel::mma_sync:
+    case HgemmKernel::mma_sync_128x128:
+      return nullptr;  // every transpose, size, leading dimension and alignment
+  }
+  return "unknown kernel";
+}
+
+// Until a committed benchmark ranks them, the 8-warp 128x256 tile first.
+HgemmKernel hgemm_choose(const GemmProblem& p) {
+  for (HgemmKernel k : kPreference)
+    if (!hgemm_can_implement(k, p)) return k;
+  return kPreference[0];
+}
+
+// No committed benchmark has measured a hand-written HGEMM kernel faster than cublasGemmEx.
+bool hgemm_kernel_beats_cublas(const GemmProblem&) { return false; }
+
+cudaError_t hgemm_run(HgemmKernel k, const GemmProblem& p, cudaStream_t s) {
+  using namespace hgemm_detail;
+  if (hgemm_can_implement(k, p)) return cudaErrorInvalidValue;
+  switch (k) {
+    case HgemmKernel::wmma: return launch_wmma(p, s);
+    case HgemmKernel::mma_sync: return launch_mma_sync(p, 128, 256, s);
+    case HgemmKernel::mma_sync_128x128: return launch_mma_sync(p, 128, 128, s);
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace myblas
