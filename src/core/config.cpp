@@ -28,6 +28,7 @@ Config load() {
   c.test_fault = env("MYBLAS_TEST_FAULT");
   c.sgemv_kernel = env("MYBLAS_SGEMV_KERNEL");
   c.sgemm_kernel = env("MYBLAS_SGEMM_KERNEL");
+  c.hgemm_kernel = env("MYBLAS_HGEMM_KERNEL");
   return c;
 }
 }  // namespace

@@ -15,6 +15,7 @@ struct Config {
   std::string test_fault;            // MYBLAS_TEST_FAULT: test-only, see fault_injected()
   std::string sgemv_kernel;          // MYBLAS_SGEMV_KERNEL: with MYBLAS_BACKEND=kernels, this one
   std::string sgemm_kernel;          // MYBLAS_SGEMM_KERNEL: likewise for SGEMM
+  std::string hgemm_kernel;          // MYBLAS_HGEMM_KERNEL: likewise for HGEMM
 };
 
 // Test-only fault injection: MYBLAS_TEST_FAULT is a comma-separated list of GPU-path steps

@@ -20,6 +20,7 @@
 #include "core/log.h"
 #include "dispatch/table_source.h"
 #include "interface/entry.h"
+#include "kernels/hgemm.h"
 #include "kernels/sgemm.h"
 #include "kernels/sgemv.h"
 
@@ -82,7 +83,8 @@ constexpr Rule kRules[] = {
     {"forced-cublas", [](const Request& r) { return r.backend == Backend::cublas; }, Path::cublas},
     {"forced-kernels", [](const Request& r) { return r.backend == Backend::kernels && r.has_kernel; },
      Path::kernels},
-    // Routines without a kernel of ours yet: MYBLAS_BACKEND=kernels runs them on cuBLAS.
+    // Problems our kernel refuses (its can_implement gave a reason, logged with MYBLAS_VERBOSE):
+    // MYBLAS_BACKEND=kernels runs them on cuBLAS.
     {"forced-kernels-none", [](const Request& r) { return r.backend == Backend::kernels; }, Path::cublas},
     {"auto-measured-kernel", [](const Request& r) { return r.any_device && r.kernel_wins; }, Path::kernels},
     {"auto-device-operands", [](const Request& r) { return r.any_device; }, Path::cublas},
@@ -208,11 +210,13 @@ void run_gemm(GemmProblem& p) {
     }
   }
   const Backend backend = backend_setting();
-  // Our SGEMM kernel for this shape: MYBLAS_SGEMM_KERNEL when forced (for the calls it can
-  // run), else our choice; auto mode takes it only where the committed benchmark measured it
-  // faster than cuBLAS (sgemm_kernel_beats_cublas). HGEMM has no kernel of ours yet.
+  // Our SGEMM/HGEMM kernel for this shape: MYBLAS_SGEMM_KERNEL / MYBLAS_HGEMM_KERNEL when
+  // forced (for the calls it can run), else our choice; auto mode takes it only where the
+  // committed benchmark measured it faster than cuBLAS (*_kernel_beats_cublas).
   bool has_kernel = false, kernel_wins = false;
   SgemmKernel kernel = SgemmKernel::naive;
+  HgemmKernel hkernel = HgemmKernel::wmma;
+  std::string refused;  // why our kernel cannot run this call (verbose log)
   if (gpu && p.scale_only()) {
     has_kernel = true;  // C := beta*C is our own scaling kernel on either GPU path
   } else if (gpu && p.routine == Routine::sgemm) {
@@ -226,9 +230,22 @@ void run_gemm(GemmProblem& p) {
     }
     has_kernel = sgemm_can_implement(kernel, p) == nullptr;
     kernel_wins = has_kernel && sgemm_kernel_beats_cublas(p);
+  } else if (gpu && p.routine == Routine::hgemm) {
+    hkernel = hgemm_choose(p);
+    if (backend == Backend::kernels && !config().hgemm_kernel.empty()) {
+      HgemmKernel named;
+      if (!hgemm_kernel_from_name(config().hgemm_kernel.c_str(), &named))
+        warn_once("hgemm-kernel", "unknown MYBLAS_HGEMM_KERNEL '" + config().hgemm_kernel + "'");
+      else if (const char* no = hgemm_can_implement(named, p))
+        refused = std::string(hgemm_kernel_name(named)) + ": " + no + "; ";
+      else
+        hkernel = named;
+    }
+    const char* no = hgemm_can_implement(hkernel, p);
+    if (no) refused += std::string(hgemm_kernel_name(hkernel)) + ": " + no;
+    has_kernel = no == nullptr;
+    kernel_wins = has_kernel && hgemm_kernel_beats_cublas(p);
   }
-  if (backend == Backend::kernels && p.routine == Routine::hgemm)
-    warn_once("kernels-hgemm", "MYBLAS_BACKEND=kernels: no hand-written HGEMM kernel yet; HGEMM runs on cuBLAS");
   // Host arrays in auto mode: the measured table's entry for the nearest benchmarked shape.
   const DispatchTable* table =
       gpu && backend == Backend::auto_ && !p.any_device() && !p.scale_only() ? &dispatch_table(p.device) : nullptr;
@@ -238,16 +255,18 @@ void run_gemm(GemmProblem& p) {
   const Rule& rule = choose(req);
   const Path path = execute(
       rule, p, routine_name(p.routine),
-      [&p, kernel](Path chosen, std::string* why) {
-        return chosen == Path::kernels ? kernel_gemm(p, kernel, why) : cublas_gemm(p, why);
+      [&p, kernel, hkernel](Path chosen, std::string* why) {
+        if (chosen != Path::kernels) return cublas_gemm(p, why);
+        return p.routine == Routine::hgemm ? kernel_hgemm(p, hkernel, why) : kernel_gemm(p, kernel, why);
       },
       cpu_gemm);
   set_last_path(path);
   if (verbose()) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     const std::string table_used = host ? table_note(*table, *host) : std::string();
-    const std::string detail =
-        (path == Path::kernels ? std::string(" kernel=") + sgemm_kernel_name(kernel) : std::string()) + table_used;
+    const char* kname = p.routine == Routine::hgemm ? hgemm_kernel_name(hkernel) : sgemm_kernel_name(kernel);
+    const std::string detail = (path == Path::kernels ? std::string(" kernel=") + kname : std::string()) +
+                               (refused.empty() ? std::string() : " kernel-refused=(" + refused + ")") + table_used;
     log_line(strformat("%s %c%c m=%d n=%d k=%d mem(a,b,c)=%s path=%s rule=%s%s time=%.3f ms",
                        routine_name(p.routine), op_char(p.ta), op_char(p.tb), p.m, p.n, p.k,
                        mems(p.mem_a, p.mem_b, p.mem_c).c_str(), path_name(path), rule.name,

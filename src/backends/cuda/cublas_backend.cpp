@@ -124,12 +124,13 @@ bool sticky_fault(std::string* why) {
   return true;
 }
 
-bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, std::string* why) {
+// kernel / hkernel: run our SGEMM / HGEMM kernel instead of cuBLAS (at most one is set).
+bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel* hkernel, std::string* why) {
   if (sticky_fault(why)) return false;
   cudaStream_t s = thread_stream();
   DeviceScope scope(p.device);
   MYBLAS_CUDA_TRY("device", scope.status(), "cudaSetDevice");
-  if (!kernel && !p.scale_only() && p.mem_a == Mem::host && p.mem_b == Mem::host && p.mem_c == Mem::host) {
+  if (!kernel && !hkernel && !p.scale_only() && p.mem_a == Mem::host && p.mem_b == Mem::host && p.mem_c == Mem::host) {
     // Host arrays: the pipelined path. If it fails part-way, the tiles it finished are final
     // and the others untouched, so only those others are computed on the CPU.
     std::vector<CTile> todo;
@@ -174,7 +175,7 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, std::string* why)
     if (!matrix_in(p.a, p.mem_a, owner_a, dev, p.lda, p.a_rows(), p.a_cols(), es, true, s, &a, why) ||
         !matrix_in(p.b, p.mem_b, owner_b, dev, p.ldb, p.b_rows(), p.b_cols(), es, true, s, &b, why))
       return false;
-    if (kernel) {
+    if (kernel || hkernel) {
       GemmProblem q = p;  // the same problem on the device copies
       q.a = a.ptr;
       q.lda = int(a.ld);
@@ -185,8 +186,13 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, std::string* why)
       q.mem_a = q.mem_b = q.mem_c = Mem::device;
       // Staged copies are packed (ld = rows): a kernel that needs aligned leading dimensions
       // may refuse them, and then our choice for the shape runs instead.
-      const SgemmKernel k = sgemm_can_implement(*kernel, q) ? sgemm_choose(q) : *kernel;
-      MYBLAS_CUDA_TRY("launch", sgemm_run(k, q, s), sgemm_kernel_name(k));
+      if (kernel) {
+        const SgemmKernel k = sgemm_can_implement(*kernel, q) ? sgemm_choose(q) : *kernel;
+        MYBLAS_CUDA_TRY("launch", sgemm_run(k, q, s), sgemm_kernel_name(k));
+      } else {
+        const HgemmKernel k = hgemm_can_implement(*hkernel, q) ? hgemm_choose(q) : *hkernel;
+        MYBLAS_CUDA_TRY("launch", hgemm_run(k, q, s), hgemm_kernel_name(k));
+      }
     } else {
       cublasHandle_t h = cublas_handle(
           dev, s,
@@ -250,9 +256,11 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, std::string* why)
 
 }  // namespace
 
-bool cublas_gemm(const GemmProblem& p, std::string* why) { return gpu_gemm(p, nullptr, why); }
+bool cublas_gemm(const GemmProblem& p, std::string* why) { return gpu_gemm(p, nullptr, nullptr, why); }
 
-bool kernel_gemm(const GemmProblem& p, SgemmKernel k, std::string* why) { return gpu_gemm(p, &k, why); }
+bool kernel_gemm(const GemmProblem& p, SgemmKernel k, std::string* why) { return gpu_gemm(p, &k, nullptr, why); }
+
+bool kernel_hgemm(const GemmProblem& p, HgemmKernel k, std::string* why) { return gpu_gemm(p, nullptr, &k, why); }
 
 namespace {
 bool gpu_gemv(const GemvProblem& p, const SgemvKernel* kernel, std::string* why) {

@@ -1,9 +1,10 @@
-// The GPU paths: cuBLAS, or our kernels for GEMV. Device operands are used in place; host operands are copied in and out
+// The GPU paths: cuBLAS, or our kernels. Device operands are used in place; host operands are copied in and out
 // honouring their leading dimensions or increments; C (or y) is uploaded only when beta != 0.
 #pragma once
 #include <string>
 
 #include "core/problem.h"
+#include "kernels/hgemm.h"
 #include "kernels/sgemm.h"
 #include "kernels/sgemv.h"
 
@@ -14,6 +15,8 @@ namespace myblas {
 bool cublas_gemm(const GemmProblem& p, std::string* why);
 // The same staging around one of our SGEMM kernels (src/kernels/sgemm.h) instead of cuBLAS.
 bool kernel_gemm(const GemmProblem& p, SgemmKernel k, std::string* why);
+// The same staging around one of our HGEMM kernels (src/kernels/hgemm.h) instead of cuBLAS.
+bool kernel_hgemm(const GemmProblem& p, HgemmKernel k, std::string* why);
 bool cublas_gemv(const GemvProblem& p, std::string* why);
 // The same staging around one of our SGEMV kernels (src/kernels/sgemv.h) instead of cuBLAS.
 bool kernel_gemv(const GemvProblem& p, SgemvKernel k, std::string* why);
