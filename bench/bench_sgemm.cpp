@@ -9,7 +9,7 @@
 // Output: CSV with columns routine,path,trans,m,n,k,time_us,gflops,gbps,ratio_vs_cublas preceded
 // by '#' header lines; a '#' summary table follows. gbps counts A, B read once, C written once
 // (and read once more when beta != 0). Options: --reps=N (default 20), --quick (skip 8192^3 and
-// the transposes).
+// the transposes), --skinny (only the memory-bound shapes: m or n = 16 in every transpose, k = 64).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -159,9 +159,10 @@ void bench_shape(cublasHandle_t h, const Source& src, const Shape& s, const std:
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false;
+  bool quick = false, skinny = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
+    else if (!std::strcmp(argv[i], "--skinny")) skinny = true;
     else if (!std::strncmp(argv[i], "--reps=", 7)) g_reps = std::max(3, std::atoi(argv[i] + 7));
   }
   int count = 0;
@@ -206,7 +207,13 @@ int main(int argc, char** argv) {
       {{'N', 'N', 4096, 16, 4096, 0.f, false}, prod},
       {{'N', 'N', 8192, 8192, 64, 0.5f, false}, prod},
   };
-  if (!quick) {
+  if (skinny) {
+    list.erase(list.begin(), list.begin() + 2);
+    for (const char* t : {"NT", "TN", "TT"}) {
+      list.push_back({{t[0], t[1], 16, 4096, 4096, 0.f, false}, prod});
+      list.push_back({{t[0], t[1], 4096, 16, 4096, 0.f, false}, prod});
+    }
+  } else if (!quick) {
     list.push_back({{'N', 'N', 8192, 8192, 8192, 0.f, false}, best_few});
     for (const char* t : {"NT", "TN", "TT"}) list.push_back({{t[0], t[1], 4096, 4096, 4096, 0.f, false}, prod});
     for (const char* t : {"NT", "TN", "TT"}) {

@@ -168,11 +168,15 @@ struct SkinnyArgs {
   int chunks_per_split;
 };
 
-// Copies S(0..15, l0 .. l0+len-1) into ss[l*16 + i], zero for rows >= rows and l >= len.
-__device__ __forceinline__ void load_s_chunk(const SkinnyArgs& g, float* ss, int l0, int len, int chunk) {
+// Copies S(0..15, l0 .. l0+len-1) into ss[l*ld_l + i*ld_i], zero for rows >= rows and l >= len.
+// The walk follows S's unit-stride index, so the global reads are coalesced whichever operand S
+// is (with a 16-row S read across its rows, 16 of 32 lanes would each touch their own sector).
+__device__ __forceinline__ void load_s_chunk(const SkinnyArgs& g, float* ss, int l0, int len, int chunk,
+                                             int ld_l, int ld_i) {
+  const bool l_fast = g.s_l == 1 && g.s_i != 1;
   for (int e = threadIdx.x; e < chunk * kSkinnyRows; e += blockDim.x) {
-    const int l = e / kSkinnyRows, i = e % kSkinnyRows;
-    ss[e] = (i < g.rows && l < len) ? g.s[i * g.s_i + int64_t(l0 + l) * g.s_l] : 0.f;
+    const int l = l_fast ? e % chunk : e / kSkinnyRows, i = l_fast ? e / chunk : e % kSkinnyRows;
+    ss[l * ld_l + i * ld_i] = (i < g.rows && l < len) ? g.s[i * g.s_i + int64_t(l0 + l) * g.s_l] : 0.f;
   }
 }
 

@@ -6,7 +6,10 @@
 // n/128 blocks; here every byte of X is read exactly once, 16 bytes per lane.
 // Layout: a warp owns 4 columns of X; its lanes walk down those columns 4 k at a time (float4,
 // a warp reads 512 contiguous bytes per column), multiply by the matching 4 x 16 slice of S from
-// shared memory (broadcast float4 reads, each reused for 4 columns) and keep 16 x 4 partial sums.
+// shared memory and keep 16 x 4 partial sums. S sits in shared memory row by row (ss[i*LD + l]), so
+// that the lanes' float4 reads of S(i, l .. l+3) for their own l are 32 consecutive 16-byte words:
+// conflict-free. (The first version stored S k-major, ss[l*16 + i]: lanes 256 bytes apart, an
+// 8-way bank conflict on each of the 16 reads per step, which capped it near 1000 GB/s on the H100.)
 // The 32 lanes' partial sums are then added by a reduce-scatter over shuffles (5 halving steps,
 // 62 shuffles for 64 values, each lane ending with 2 sums), in a fixed order. Blocks cover 32
 // columns (4 groups of 32 that reuse the chunk of S in shared memory, so S is read from L2 once
@@ -37,7 +40,8 @@ __device__ __forceinline__ void reduce_scatter_step(float (&acc)[64], int lane) 
 
 template <bool VEC>
 __global__ __launch_bounds__(kThreads, 2) void sgemm_skinny_kcontig_16x128(SkinnyArgs g) {
-  extern __shared__ __align__(16) float ss[];  // (chunk) x (16): ss[l*16 + i] = S(i, l0 + l)
+  extern __shared__ __align__(16) float ss[];  // (16) x (chunk + 4): ss[i*(chunk + 4) + l] = S(i, l0 + l)
+  const int ld = g.chunk + 4;  // padded: the loader's stores (i fastest) spread over the banks
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int split = blockIdx.y;
   const int chunks = (g.k + g.chunk - 1) / g.chunk;
@@ -61,10 +65,10 @@ __global__ __launch_bounds__(kThreads, 2) void sgemm_skinny_kcontig_16x128(Skinn
       const int l0 = ch * g.chunk, len = min(g.chunk, g.k - l0);
       if (!one_chunk || cg == 0) {  // uniform over the block
         __syncthreads();            // the previous chunk is no longer read
-        load_s_chunk(g, ss, l0, len, g.chunk);
+        load_s_chunk(g, ss, l0, len, g.chunk, 1, ld);
         __syncthreads();
       }
-#pragma unroll 2
+#pragma unroll 1
       for (int l = lane * 4; l < len; l += 128) {
         float4 xv[JW];  // (4 k) x (4 columns) of X
 #pragma unroll
@@ -80,16 +84,15 @@ __global__ __launch_bounds__(kThreads, 2) void sgemm_skinny_kcontig_16x128(Skinn
           }
         }
 #pragma unroll
-        for (int q = 0; q < 4; ++q) {
-          const float4* sp = reinterpret_cast<const float4*>(ss + (l + q) * R);
-          const float4 s0 = sp[0], s1 = sp[1], s2 = sp[2], s3 = sp[3];
-          const float sv[R] = {s0.x, s0.y, s0.z, s0.w, s1.x, s1.y, s1.z, s1.w,
-                               s2.x, s2.y, s2.z, s2.w, s3.x, s3.y, s3.z, s3.w};
+        for (int i = 0; i < R; ++i) {
+          const float4 sv = *reinterpret_cast<const float4*>(ss + i * ld + l);  // S(i, l .. l+3)
 #pragma unroll
           for (int c = 0; c < JW; ++c) {
-            const float xq = q == 0 ? xv[c].x : q == 1 ? xv[c].y : q == 2 ? xv[c].z : xv[c].w;
-#pragma unroll
-            for (int i = 0; i < R; ++i) acc[i * JW + c] = fmaf(sv[i], xq, acc[i * JW + c]);
+            float a = acc[i * JW + c];
+            a = fmaf(sv.x, xv[c].x, a);
+            a = fmaf(sv.y, xv[c].y, a);
+            a = fmaf(sv.z, xv[c].z, a);
+            acc[i * JW + c] = fmaf(sv.w, xv[c].w, a);
           }
         }
       }
@@ -115,7 +118,7 @@ __global__ __launch_bounds__(kThreads, 2) void sgemm_skinny_kcontig_16x128(Skinn
 }  // namespace
 
 cudaError_t launch_skinny_kcontig(const SkinnyArgs& g, int splits, int col_blocks, bool vec, cudaStream_t s) {
-  const size_t smem = size_t(g.chunk) * R * sizeof(float);
+  const size_t smem = size_t(g.chunk + 4) * R * sizeof(float);
   auto kernel = vec ? sgemm_skinny_kcontig_16x128<true> : sgemm_skinny_kcontig_16x128<false>;
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
   if (e != cudaSuccess) return e;

@@ -18,12 +18,17 @@ namespace {
 constexpr int R = kSkinnyRows;
 constexpr int kWarps = 8, kThreads = kWarps * 32;
 constexpr int kCols = kSkinnyNCols;
+// Row stride of S's chunk in shared memory: 16 values per k, padded to 20 so that the loader's
+// stores (k fastest when S is contiguous along k) spread over 8 bank groups instead of 2, while
+// each row stays 16-byte aligned for the broadcast float4 reads.
+constexpr int kSRow = 20;
 static_assert(kCols == 32 * 4, "a float4 of columns per lane");
 
 template <bool VEC>
 __global__ __launch_bounds__(kThreads, 2) void sgemm_skinny_ncontig_16x128(SkinnyArgs g) {
-  extern __shared__ __align__(16) float ss[];  // (chunk) x (16), then (2) x (8 warps) x (128)
-  float* red = ss + g.chunk * R;
+  extern __shared__ __align__(16) float ss[];  // (chunk) x (20): ss[l*20 + i] = S(i, l0 + l); then
+                                               // (2) x (8 warps) x (128) for the reduction
+  float* red = ss + g.chunk * kSRow;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int jb = blockIdx.x * kCols;
   const int j = jb + lane * 4;
@@ -38,7 +43,7 @@ __global__ __launch_bounds__(kThreads, 2) void sgemm_skinny_ncontig_16x128(Skinn
   for (int ch = c_begin; ch < c_end; ++ch) {
     const int l0 = ch * g.chunk, len = min(g.chunk, g.k - l0);
     __syncthreads();
-    load_s_chunk(g, ss, l0, len, g.chunk);
+    load_s_chunk(g, ss, l0, len, g.chunk, kSRow, 1);
     __syncthreads();
     const int lb = warp * per_warp, le = min(len, lb + per_warp);
 #pragma unroll 6
@@ -52,7 +57,7 @@ __global__ __launch_bounds__(kThreads, 2) void sgemm_skinny_ncontig_16x128(Skinn
         xv.z = nvalid > 2 ? src[2] : 0.f;
         xv.w = nvalid > 3 ? src[3] : 0.f;
       }
-      const float4* sp = reinterpret_cast<const float4*>(ss + l * R);
+      const float4* sp = reinterpret_cast<const float4*>(ss + l * kSRow);
       const float4 s0 = sp[0], s1 = sp[1], s2 = sp[2], s3 = sp[3];
       const float sv[R] = {s0.x, s0.y, s0.z, s0.w, s1.x, s1.y, s1.z, s1.w,
                            s2.x, s2.y, s2.z, s2.w, s3.x, s3.y, s3.z, s3.w};
@@ -85,7 +90,7 @@ __global__ __launch_bounds__(kThreads, 2) void sgemm_skinny_ncontig_16x128(Skinn
 }  // namespace
 
 cudaError_t launch_skinny_ncontig(const SkinnyArgs& g, int splits, int col_blocks, bool vec, cudaStream_t s) {
-  const size_t smem = (size_t(g.chunk) * R + 2 * kWarps * kCols) * sizeof(float);
+  const size_t smem = (size_t(g.chunk) * kSRow + 2 * kWarps * kCols) * sizeof(float);
   auto kernel = vec ? sgemm_skinny_ncontig_16x128<true> : sgemm_skinny_ncontig_16x128<false>;
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
   if (e != cudaSuccess) return e;
