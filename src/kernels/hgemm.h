@@ -21,9 +21,12 @@ enum class HgemmKernel {
   mma_sync,          // mma.sync m16n8k16 + ldmatrix, 128x256x32 block, 4-stage cp.async pipeline,
                      // swizzled shared memory, L2 block swizzle
   mma_sync_128x128,  // the same kernel with a 128x128x32 block (4 warps, 2 blocks per SM)
-  // The lead adds wgmma_tma here (src/kernels/hgemm/wgmma_tma.cu): Hopper wgmma fed by TMA.
+  wgmma_tma,         // Hopper (sm_90a): wgmma m64n256k16 fed by TMA into 128-byte-swizzled shared
+                     // memory, 128x256x64 block, 4-stage mbarrier ring, producer/consumer warpgroups
+                     // with setmaxnreg, persistent grid in L2 groups (src/kernels/hgemm/wgmma_tma.cu).
+                     // Needs A and B 16-byte aligned with lda, ldb multiples of 8 (TMA's rules).
 };
-constexpr int kHgemmKernelCount = 3;
+constexpr int kHgemmKernelCount = 4;
 
 const char* hgemm_kernel_name(HgemmKernel k);
 bool hgemm_kernel_from_name(const char* name, HgemmKernel* out);

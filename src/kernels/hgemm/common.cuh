@@ -100,6 +100,9 @@ __device__ __forceinline__ TileCoord swizzled_tile(int pid, int tiles_m, int til
 cudaError_t launch_wmma(const GemmProblem& p, cudaStream_t s);
 // mma.sync kernel with a tm x tn block tile (the configurations rung2_mma_sync.cu builds).
 cudaError_t launch_mma_sync(const GemmProblem& p, int tm, int tn, cudaStream_t s);
+// wgmma_tma.cu: nullptr if the Hopper kernel can run p (device, build and TMA rules), else why.
+const char* wgmma_tma_can_implement(const GemmProblem& p);
+cudaError_t launch_wgmma_tma(const GemmProblem& p, cudaStream_t s);
 
 }  // namespace hgemm_detail
 }  // namespace myblas
