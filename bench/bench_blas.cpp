@@ -171,8 +171,11 @@ void bench_gemm(cublasHandle_t h, bool half, char ta, char tb, int m, int n, int
   const double bytes = double(es) * (double(ar) * ac + double(br) * bc + double(m) * n * (beta != 0.f ? 2 : 1));
   const char tr[3] = {ta, tb, 0};
   const char* routine = half ? "hgemm" : "sgemm";
-  row(routine, "cublas", tr, m, n, k, t_cublas, flops, bytes, 1.0);
-  row(routine, path.c_str(), tr, m, n, k, t_ours, flops, bytes, t_cublas / t_ours);
+  // beta != 0 is named in the path column (the CSV's columns are fixed): "cublas-b0.5".
+  char bsuf[24] = "";
+  if (beta != 0.f) std::snprintf(bsuf, sizeof bsuf, "-b%g", beta);
+  row(routine, (std::string("cublas") + bsuf).c_str(), tr, m, n, k, t_cublas, flops, bytes, 1.0);
+  row(routine, (path + bsuf).c_str(), tr, m, n, k, t_ours, flops, bytes, t_cublas / t_ours);
   free_sets(s);
 }
 
@@ -218,9 +221,10 @@ void bench_gemv(cublasHandle_t h, char t, int m, int n) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false;
+  bool quick = false, hgemm_only = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
+    else if (!std::strcmp(argv[i], "--hgemm")) hgemm_only = true;
     else if (!std::strncmp(argv[i], "--reps=", 7)) g_reps = std::atoi(argv[i] + 7);
   }
   if (!myblas_gpu_available()) {
@@ -253,6 +257,23 @@ int main(int argc, char** argv) {
                           {'T', 'N', 4096, 4096, 4096, 0.f}, {'T', 'T', 4096, 4096, 4096, 0.f},
                           {'N', 'N', 16, 4096, 4096, 0.f},   {'N', 'N', 4096, 16, 4096, 0.f},
                           {'N', 'N', 8192, 8192, 64, 0.5f},  {'N', 'N', 8192, 8192, 8192, 0.f}};
+  if (hgemm_only) {
+    // HGEMM through the library (run once per MYBLAS_BACKEND to compare its paths), beta 0 and
+    // 0.5: the dispatch evidence for hgemm_kernel_beats_cublas.
+    std::vector<G> hg;
+    for (float beta : {0.f, 0.5f}) {
+      for (int s : {1024, 2048, 4096, 8192}) hg.push_back({'N', 'N', s, s, s, beta});
+      for (const char* t : {"NT", "TN", "TT"}) hg.push_back({t[0], t[1], 4096, 4096, 4096, beta});
+      hg.push_back({'N', 'N', 16, 4096, 4096, beta});
+      hg.push_back({'N', 'N', 4096, 16, 4096, beta});
+      hg.push_back({'N', 'N', 4096, 4096, 128, beta});
+      hg.push_back({'N', 'N', 127, 129, 1031, beta});
+      hg.push_back({'N', 'N', 1000, 1000, 1000, beta});
+    }
+    for (const G& g : hg) bench_gemm(h, true, g.ta, g.tb, g.m, g.n, g.k, g.beta);
+    cublasDestroy(h);
+    return g_failed ? 1 : 0;
+  }
   if (quick) gemms.resize(4);
   for (const G& g : gemms) bench_gemm(h, false, g.ta, g.tb, g.m, g.n, g.k, g.beta);
   for (int s : quick ? std::vector<int>{1024} : std::vector<int>{1024, 4096, 8192})
