@@ -170,8 +170,8 @@ int main(int argc, char** argv) {
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
   std::printf("# bench_sgemv: hand-written SGEMV kernels (rev %s) beside cublasSgemv, device pointers\n",
               MYBLAS_GIT_REV);
-  std::printf("# date: %s; device: %s (%d SMs, L2 %d MB); driver %d; runtime %d\n", date, prop.name,
-              prop.multiProcessorCount, prop.l2CacheSize >> 20, driver, runtime);
+  std::printf("# date: %s; device: %s (sm_%d%d, %d SMs, L2 %d MB); driver %d; runtime %d\n", date, prop.name,
+              prop.major, prop.minor, prop.multiProcessorCount, prop.l2CacheSize >> 20, driver, runtime);
   std::printf("# command:");
   for (int i = 0; i < argc; ++i) std::printf(" %s", argv[i]);
   std::printf("\n# median of %d event-timed calls (3 for calls > 20 ms, 10 for > 2 ms) after 3 warm-ups;"

@@ -10,7 +10,7 @@ openblas=$(ldconfig -p | awk '/libopenblas.so.0/{print $NF; exit}')
 nvblas=$(ls /usr/local/cuda/lib64/libnvblas.so* 2>/dev/null | head -1 || true)
 {
   echo "# bench_host: host arrays end to end (median wall time per call); $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo "# device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo none); host cores: $(nproc); revision: $(git -C "$(dirname "$0")/.." rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "# device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sed -n 1p || echo none) (sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | sed -n 1p | tr -d .)); host cores: $(nproc); revision: $(git -C "$(dirname "$0")/.." rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo "# command: bench/run_host_bench.sh $*   (OpenBLAS: $openblas, threads: ${OPENBLAS_NUM_THREADS:-all}; NVBLAS: ${nvblas:-missing})"
 } > "$out"
 # PATHS (default all): myblas = as dispatched; best_gpu = myblas with MYBLAS_BACKEND=cublas

@@ -8,7 +8,9 @@
 
 #include <cfloat>
 #include <cmath>
+#include <cstdlib>
 #include <random>
+#include <string>
 
 #include "common/data.h"
 #include "common/reference.h"
@@ -70,6 +72,50 @@ TEST(ForkDevice, ChildRunsOnCpuAndRefusesDevicePointers) {
   cudaFree(da);
   cudaFree(db);
   cudaFree(dc);
+}
+
+// Host SGEMM of 1024^3 (auto mode sends it through the GPU pipeline: the measured table has
+// the GPU 5.9x faster there), checked against OpenBLAS; returns the number of wrong elements.
+int pipeline_sgemm_errors(uint64_t seed, const char** path) {
+  std::mt19937_64 rng(seed);
+  const int m = 1024, n = 1000, k = 1020;
+  mbtest::Matrix a(m, k, m, rng), b(k, n, k, rng), c(m, n, m, rng);
+  mbtest::Matrix want = c;
+  const float alpha = 0.5f, beta = -1.f;
+  mbtest::ref_sgemm('N', 'N', m, n, k, alpha, a.data(), m, b.data(), k, beta, want.data(), m);
+  sgemm_("N", "N", &m, &n, &k, &alpha, a.data(), &m, b.data(), &k, &beta, c.data(), &m);
+  *path = myblas_last_path();
+  int bad = 0;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i)
+      bad += !(std::fabs(c.at(i, j) - want.at(i, j)) <= (k + 2) * 4 * FLT_EPSILON * (0.5 * k + 1));
+  return bad + int(c.damaged_guards());
+}
+
+// The pipeline keeps its streams per thread, destroyed at thread exit. A child forked after
+// the parent used it inherits that thread-exit cleanup; returning normally (exit(), not _exit)
+// runs it there, where it must leave the parent's CUDA objects alone instead of crashing. The
+// parent then reuses its kept streams.
+TEST(ForkDevice, ChildExitsNormallyAfterTheParentUsedThePipeline) {
+  if (!myblas_gpu_available()) GTEST_SKIP() << "no CUDA device: nothing special about fork";
+  const char* path = nullptr;
+  ASSERT_EQ(pipeline_sgemm_errors(mbtest::test_seed(), &path), 0);
+  ASSERT_STREQ(path, "cublas");
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const char* child_path = nullptr;
+    if (host_sgemm_errors(mbtest::test_seed() + 2, &child_path) != 0) _exit(10);
+    if (std::string(child_path) != "cpu") _exit(11);
+    std::exit(0);  // runs the thread-exit and process-exit cleanup
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died at exit (signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0)
+                                 << ")";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "10: wrong host result, 11: not on the CPU";
+  EXPECT_EQ(pipeline_sgemm_errors(mbtest::test_seed() + 3, &path), 0);
+  EXPECT_STREQ(path, "cublas");
 }
 
 }  // namespace

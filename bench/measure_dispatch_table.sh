@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Measures the dispatch table on the GPU at hand and writes OUT_DIR/dispatch-sm_XY.csv, the
+# file libmyblas reads for GPUs of that compute capability (README, "Dispatch tables"):
+# device-pointer SGEMV, our kernels against cuBLAS (bench_sgemv, two runs: a kernel is chosen
+# only where it won both), and host arrays, GPU pipeline against OpenBLAS (run_host_bench.sh).
+# The raw results stay in OUT_DIR beside the table. Install the table with the library
+# (copy it to <prefix>/share/myblas/) or point MYBLAS_DISPATCH_TABLE at it.
+#   bench/measure_dispatch_table.sh BUILD_DIR OUT_DIR          (about 10 minutes on an H100)
+#   QUICK=1 bench/measure_dispatch_table.sh BUILD_DIR OUT_DIR  (a few shapes: checks the tools)
+set -euo pipefail
+build=$1 out=$2
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out"
+if [ "${QUICK:-0}" = 1 ]; then sgemv_args=(--quick --reps=10); max=512; else sgemv_args=(--reps=50); max=8192; fi
+for run in 1 2; do
+  "$build/bench/bench_sgemv" "${sgemv_args[@]}" > "$out/sgemv-run$run.csv"
+done
+PATHS="best_gpu openblas" "$here/run_host_bench.sh" "$build" "$out/host.csv" "$max" > /dev/null
+cc=$(grep -m1 -oE 'sm_[0-9]{2,3}' "$out/sgemv-run1.csv" | sed -n 1p)
+python3 "$here/make_dispatch_table.py" --arch "$cc" --sgemv "$out/sgemv-run1.csv" "$out/sgemv-run2.csv" \
+  --host "$out/host.csv" -o "$out/dispatch-$cc.csv"
+echo "wrote $out/dispatch-$cc.csv"
