@@ -53,7 +53,7 @@ int main() {
                     : nullptr;
   if (getattr) {
     unsigned type = 0;
-    std::printf("cuPointerGetAttribute(MEMORY_TYPE, host),0,%.0f\n",
+    std::printf("cuPointerGetAttribute(MEMORY_TYPE) host,0,%.0f\n",
                 per_call_ns([&] { getattr(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CUdeviceptr(h.data())); }, 100000));
   }
   // The plural driver query with only what classification needs (a cheaper candidate than the
@@ -67,9 +67,9 @@ int main() {
     unsigned type = 0, managed = 0;
     int ordinal = -1;
     void* out[3] = {&type, &managed, &ordinal};
-    std::printf("cuPointerGetAttributes(3 attributes, host),0,%.0f\n",
+    std::printf("cuPointerGetAttributes(3 attributes) host,0,%.0f\n",
                 per_call_ns([&] { getattrs(3, which, out, CUdeviceptr(h.data())); }, 100000));
-    std::printf("cuPointerGetAttributes(3 attributes, device),0,%.0f\n",
+    std::printf("cuPointerGetAttributes(3 attributes) device,0,%.0f\n",
                 per_call_ns([&] { getattrs(3, which, out, CUdeviceptr(d)); }, 100000));
   }
   for (int n : {16, 64, 256}) {
