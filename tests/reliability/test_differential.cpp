@@ -51,15 +51,15 @@ bool path_allowed(const Spec& s, const std::string& backend, const std::string& 
   if (backend == "cpu") return path == "cpu";
   if (backend == "cublas") return path == "cublas";
   if (backend == "kernels") {
-    // Our kernels run SGEMM, SGEMV and every alpha == 0 / k == 0 scaling; HGEMM has none yet.
-    if (s.routine == Routine::hgemm && !s.scale_only()) return path == "cublas";
+    // Our kernels run SGEMM, SGEMV, HGEMM and every alpha == 0 / k == 0 scaling.
     return path == "kernels";
   }
   // auto: an operand the call uses in device memory sends it to the GPU; SGEMV may take our
   // kernel (measured table); host-only GEMM follows the measured host table; host SGEMV never
   // leaves the CPU.
   const int used = s.scale_only() ? 4 : 7;  // place bits of the operands read or written (4: C or y)
-  if (s.place & used) return path == "cublas" || (s.routine == Routine::sgemv && path == "kernels");
+  if (s.place & used)
+    return path == "cublas" || ((s.routine == Routine::sgemv || s.routine == Routine::hgemm) && path == "kernels");
   if (s.routine == Routine::sgemv) return path == "cpu";
   return path == "cpu" || path == "cublas";
 }
