@@ -942,14 +942,18 @@ std::vector<Group> make_groups() {
   return groups;
 }
 
-bool selected(const std::string& name, const std::string& filter) {
+// A filter part that is a whole group name selects that group only (sgemv.n_rowblock is also
+// the start of sgemv.n_rowblock_split); any other part selects the groups whose names hold it.
+bool selected(const std::string& name, const std::string& filter, const std::vector<Group>& groups) {
   if (filter.empty()) return name.compare(0, 6, "probe.") != 0;
   size_t start = 0;
   while (start <= filter.size()) {
     size_t end = filter.find(',', start);
     if (end == std::string::npos) end = filter.size();
     const std::string part = filter.substr(start, end - start);
-    if (!part.empty() && name.find(part) != std::string::npos) return true;
+    bool whole_name = false;
+    for (const Group& g : groups) whole_name = whole_name || g.name == part;
+    if (!part.empty() && (whole_name ? name == part : name.find(part) != std::string::npos)) return true;
     start = end + 1;
   }
   return false;
@@ -1034,8 +1038,9 @@ int main(int argc, char** argv) {
     else filter = argv[i];
   }
   const std::vector<Group> groups = make_groups();
-  if (list) {
-    for (const Group& g : groups) std::printf("%s\n", g.name.c_str());
+  if (list) {  // the groups the filter selects (all, probes included, without one)
+    for (const Group& g : groups)
+      if (filter.empty() || selected(g.name, filter, groups)) std::printf("%s\n", g.name.c_str());
     return 0;
   }
   int devices = 0;
@@ -1070,7 +1075,7 @@ int main(int argc, char** argv) {
   const int hard = soft > 0 ? 2 * soft + 60 : 0;
   int ran = 0, failed = 0, incomplete = 0;
   for (const Group& g : groups) {
-    if (!selected(g.name, filter)) continue;
+    if (!selected(g.name, filter, groups)) continue;
     ++ran;
     const int rc = spawn_group(g, seed, hard);
     if (rc == 3 || rc == 124) {
