@@ -44,11 +44,14 @@ struct DevOperand {
 
 // Every CUDA step is checked. On failure the stream is drained first, so nothing still in
 // flight can touch the caller's memory while the CPU redoes the call.
-// MYBLAS_TEST_FAULT=<point> makes the step report failure as if CUDA had (after running it).
+// MYBLAS_TEST_FAULT=<point> makes the step fail as if CUDA had refused it: the step does not
+// run (a failed launch, allocation or copy does nothing), so a device C is left as it was. The
+// "sync" point reports failure after the work ran; it is only reached when C was staged, so the
+// caller's C is never written by a failed call.
 #define MYBLAS_CUDA_TRY(point, expr, what)                                             \
   do {                                                                                 \
-    cudaError_t e_ = (expr);                                                           \
     const bool injected_ = fault_injected(point);                                      \
+    cudaError_t e_ = injected_ && std::strcmp(point, "sync") != 0 ? cudaSuccess : (expr); \
     if (e_ != cudaSuccess || injected_) {                                              \
       *why = injected_ ? std::string("injected fault at ") + point + " (" + what + ")" \
                        : note_cuda_error(e_, what);                                    \
