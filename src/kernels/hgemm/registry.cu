@@ -20,6 +20,8 @@ constexpr Entry kTable[kHgemmKernelCount] = {
     {HgemmKernel::wmma, "wmma_128x128x32", false},
     {HgemmKernel::mma_sync, "mma_sync_128x256x32_s4", true},
     {HgemmKernel::mma_sync_128x128, "mma_sync_128x128x32_s4", true},
+    {HgemmKernel::mma_sync_128x256x64, "mma_sync_128x256x64_s3", true},
+    {HgemmKernel::mma_sync_128x128x64, "mma_sync_128x128x64_s3", true},
     {HgemmKernel::wgmma_tma, "wgmma_tma_128x256x64_s4", true},
 };
 
@@ -65,6 +67,8 @@ const char* hgemm_can_implement(HgemmKernel k, const GemmProblem& p) {
     case HgemmKernel::wmma:
     case HgemmKernel::mma_sync:
     case HgemmKernel::mma_sync_128x128:
+    case HgemmKernel::mma_sync_128x256x64:
+    case HgemmKernel::mma_sync_128x128x64:
       return nullptr;  // every transpose, size, leading dimension and alignment
     case HgemmKernel::wgmma_tma:
       return hgemm_detail::wgmma_tma_can_implement(p);
@@ -80,16 +84,28 @@ HgemmKernel hgemm_choose(const GemmProblem& p) {
   return kPreference[0];
 }
 
-// No committed benchmark has measured a hand-written HGEMM kernel faster than cublasGemmEx.
-bool hgemm_kernel_beats_cublas(const GemmProblem&) { return false; }
+// Where the committed H100 benchmark (bench/results/h100-hgemm-dispatch-run1-2026-11-22.csv: bench_blas
+// --hgemm through the library, MYBLAS_BACKEND=cublas vs kernels) measured our path faster than
+// the library's cuBLAS path. With beta != 0 the cuBLAS path computes into FP32 scratch and rounds
+// once (cublas_backend.cpp: one rounding, as the reference), which costs it 1.4x at 4096^3; our
+// epilogue applies beta in FP32 and rounds once for free. With beta == 0 cuBLAS writes binary16
+// directly and is as fast or faster (0.94-0.95x for ours at 2048^3-4096^3), so it keeps those;
+// below 4096 ours was slower with beta != 0 too (2048^3: 121 vs 81 us), so cuBLAS keeps those.
+bool hgemm_kernel_beats_cublas(const GemmProblem& p) {
+  if (p.beta == 0.f) return false;
+  if (p.m < 4096 || p.n < 4096 || p.k < 4096) return false;  // measured: 4096^3 (every transpose), 8192^3
+  return hgemm_choose(p) == HgemmKernel::wgmma_tma;
+}
 
 cudaError_t hgemm_run(HgemmKernel k, const GemmProblem& p, cudaStream_t s) {
   using namespace hgemm_detail;
   if (hgemm_can_implement(k, p)) return cudaErrorInvalidValue;
   switch (k) {
     case HgemmKernel::wmma: return launch_wmma(p, s);
-    case HgemmKernel::mma_sync: return launch_mma_sync(p, 128, 256, s);
-    case HgemmKernel::mma_sync_128x128: return launch_mma_sync(p, 128, 128, s);
+    case HgemmKernel::mma_sync: return launch_mma_sync(p, 128, 256, 32, s);
+    case HgemmKernel::mma_sync_128x128: return launch_mma_sync(p, 128, 128, 32, s);
+    case HgemmKernel::mma_sync_128x256x64: return launch_mma_sync(p, 128, 256, 64, s);
+    case HgemmKernel::mma_sync_128x128x64: return launch_mma_sync(p, 128, 128, 64, s);
     case HgemmKernel::wgmma_tma: return launch_wgmma_tma(p, s);
   }
   return cudaErrorInvalidValue;
