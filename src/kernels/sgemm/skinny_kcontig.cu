@@ -68,21 +68,28 @@ __global__ __launch_bounds__(kThreads, 2) void sgemm_skinny_kcontig_16x128(Skinn
         load_s_chunk(g, ss, l0, len, g.chunk, 1, ld);
         __syncthreads();
       }
-#pragma unroll 1
-      for (int l = lane * 4; l < len; l += 128) {
-        float4 xv[JW];  // (4 k) x (4 columns) of X
+      // X for this lane's next 4 k is loaded before the FMAs on the current 4 (software
+      // pipelining): a warp keeps its loads in flight while it computes.
+      float4 xv[JW];  // (4 k) x (4 columns) of X, current step
+      auto load_x = [&](float4 (&dst)[JW], int l) {
 #pragma unroll
         for (int c = 0; c < JW; ++c) {
           const float* src = xc[c] + (l0 + l);
-          if (!live[c]) xv[c] = make_float4(0.f, 0.f, 0.f, 0.f);
-          else if (VEC && l + 3 < len) xv[c] = *reinterpret_cast<const float4*>(src);
+          if (!live[c] || l >= len) dst[c] = make_float4(0.f, 0.f, 0.f, 0.f);
+          else if (VEC && l + 3 < len) dst[c] = *reinterpret_cast<const float4*>(src);
           else {
-            xv[c].x = src[0];
-            xv[c].y = l + 1 < len ? src[1] : 0.f;
-            xv[c].z = l + 2 < len ? src[2] : 0.f;
-            xv[c].w = l + 3 < len ? src[3] : 0.f;
+            dst[c].x = src[0];
+            dst[c].y = l + 1 < len ? src[1] : 0.f;
+            dst[c].z = l + 2 < len ? src[2] : 0.f;
+            dst[c].w = l + 3 < len ? src[3] : 0.f;
           }
         }
+      };
+      load_x(xv, lane * 4);
+#pragma unroll 1
+      for (int l = lane * 4; l < len; l += 128) {
+        float4 xn[JW];  // the next step's X
+        load_x(xn, l + 128);
 #pragma unroll
         for (int i = 0; i < R; ++i) {
           const float4 sv = *reinterpret_cast<const float4*>(ss + i * ld + l);  // S(i, l .. l+3)
@@ -95,6 +102,8 @@ __global__ __launch_bounds__(kThreads, 2) void sgemm_skinny_kcontig_16x128(Skinn
             acc[i * JW + c] = fmaf(sv.w, xv[c].w, a);
           }
         }
+#pragma unroll
+        for (int c = 0; c < JW; ++c) xv[c] = xn[c];
       }
     }
     // Reduce-scatter over the warp: after the step with offset o, a lane keeps the half of its
