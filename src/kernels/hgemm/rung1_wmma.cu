@@ -64,18 +64,23 @@ __device__ __forceinline__ void load_tile(__half* dst, const __half* x, int64_t 
       run = l < kext ? pext - p : 0;
     }
     run = run < 0 ? 0 : run > 8 ? 8 : run;
-    const int64_t at = KCONTIG ? l + int64_t(p) * ld : p + int64_t(l) * ld;
-    uint4 v;
+    uint4* d = reinterpret_cast<uint4*>(dst + row * kLds + c);
+    if (run == 0) {
+      *d = make_uint4(0, 0, 0, 0);
+      continue;
+    }
+    const unsigned short* src = xs + (KCONTIG ? l + int64_t(p) * ld : p + int64_t(l) * ld);
+    // Each branch stores its own result: the 16-byte load is never merged with (or issued for)
+    // a chunk that is not wholly inside the matrix.
     if (vec && run == 8) {
-      v = __ldg(reinterpret_cast<const uint4*>(xs + at));
+      *d = *reinterpret_cast<const uint4*>(src);
     } else {
       unsigned short h[8];
 #pragma unroll
-      for (int q = 0; q < 8; ++q) h[q] = q < run ? xs[at + q] : 0;
-      v = make_uint4(h[0] | unsigned(h[1]) << 16, h[2] | unsigned(h[3]) << 16, h[4] | unsigned(h[5]) << 16,
-                     h[6] | unsigned(h[7]) << 16);
+      for (int q = 0; q < 8; ++q) h[q] = q < run ? src[q] : 0;
+      *d = make_uint4(h[0] | unsigned(h[1]) << 16, h[2] | unsigned(h[3]) << 16, h[4] | unsigned(h[5]) << 16,
+                      h[6] | unsigned(h[7]) << 16);
     }
-    *reinterpret_cast<uint4*>(dst + row * kLds + c) = v;
   }
 }
 

@@ -1,6 +1,7 @@
-// Rung 2, mma_sync_128x256x32_s4 (and the 128x128x32 variant): warp-level mma.sync.m16n8k16
-// in inline PTX, operands read from shared memory with ldmatrix, fed by a 4-stage cp.async
-// pipeline, for every transpose and alignment.
+// Rung 2, mma_sync_<TM>x<TN>x<BK>_s<STAGES>: warp-level mma.sync.m16n8k16 in inline PTX, operands
+// read from shared memory with ldmatrix, fed by a multi-stage cp.async pipeline, for every
+// transpose and alignment. Four tile configurations are built (registry.cu): 128x256 or 128x128
+// blocks, with 32 or 64 k per stage.
 //
 // What changed from rung 1 (wmma) and why:
 // - mma.sync.aligned.m16n8k16 (FP16 in, FP32 accumulate) instead of wmma: the register layout of
@@ -16,22 +17,23 @@
 // - Bank conflicts: 16-byte chunks are XOR-swizzled (chunk ^ f(row)) so that the eight row
 //   addresses of every 8x8 ldmatrix piece, and the eight chunks a quarter-warp writes, fall on
 //   eight different 16-byte bank groups. No padding, so cp.async destinations stay 16-byte units.
-// - Loads go global -> shared with cp.async (16 bytes, zero-filled past the matrix edge via the
-//   source size), STAGES-1 k tiles ahead of the math, one barrier per k tile. Where an operand's
-//   base or leading dimension is not 16-byte aligned (ld % 8 != 0), a variant loads halves one
-//   by one into registers and stores them to the same swizzled layout (correct, slower).
+// - Loads go global -> shared with 16-byte cp.async, STAGES-1 k tiles ahead of the math, one
+//   barrier per k tile. Chunks cut by the matrix edge are loaded half by half (zero-filled) and
+//   stored directly, chunks wholly outside are zeroed, so no copy reads past the matrix. Where an
+//   operand's base or leading dimension is not 16-byte aligned (ld % 8 != 0), every chunk takes
+//   the half-by-half path (correct, slower).
+// - Fragments are double-buffered in registers: the ldmatrix loads for the next k16 step (across
+//   the stage boundary too) are issued before the mma.sync of the current one.
 // - Block swizzle: blocks are numbered down groups of 8 tile rows, so the blocks resident at
 //   the same time reuse A's row panels and B's column panels from L2.
-// - 8 warps of 64x64 (4 m16 x 8 n8 mma tiles each, 128 FP32 accumulators per thread) in a
-//   128x256 block, one block per SM; the 128x128 variant has 4 warps and two blocks per SM.
+// - Warps compute 64x64 of C each (4 m16 x 8 n8 mma tiles, 128 FP32 accumulators per thread):
+//   8 warps for a 128x256 block (one block per SM), 4 warps for 128x128 (two per SM).
 #include "kernels/hgemm/common.cuh"
 
 namespace myblas {
 namespace hgemm_detail {
 namespace {
 
-constexpr int BK = 32;      // k per pipeline stage (two m16n8k16 steps)
-constexpr int kStages = 4;  // cp.async pipeline depth
 constexpr int kGroupM = 8;  // tile rows per swizzle group
 
 __device__ __forceinline__ unsigned smem_u32(const void* p) {
@@ -62,75 +64,100 @@ __device__ __forceinline__ void mma_16816(float (&d)[4], const unsigned (&a)[4],
 // One operand's tile in one pipeline stage: P (m or n) by BK (k) halves. KC (k-contiguous): P
 // rows of BK halves; else BK rows of P halves. Rows are cut into 16-byte chunks, and chunk c of
 // row `row` is stored at chunk c ^ f(row) of that row: f spreads any 8 consecutive rows over 8
-// different bank groups (for 64-byte rows, pairs of rows share a 128-byte line, hence row >> 1).
-template <bool KC, int P>
+// different bank groups (64-byte rows: two rows share a 128-byte line, hence row >> 1).
+template <bool KC, int P, int BK>
 struct OperandTile {
   static constexpr int kHalves = P * BK;
   static constexpr int kRowLen = KC ? BK : P;
   static constexpr int kChunksPerRow = kRowLen / 8;
-  static_assert(BK == 32, "the k-contiguous swizzle assumes 64-byte rows");
+  static_assert(BK == 32 || BK == 64, "k-contiguous rows must be 64 or 128 bytes");
   static_assert(KC || P % 64 == 0, "p-contiguous rows must be whole 128-byte lines");
   __device__ __forceinline__ static int offset(int row, int chunk) {
-    const int f = KC ? (row >> 1) & 3 : row & 7;
+    const int f = KC && BK == 32 ? (row >> 1) & 3 : row & 7;
     return row * kRowLen + ((chunk ^ f) << 3);
   }
 };
 
-// Copies x(p0 .. p0+P-1, k0 .. k0+BK-1) into the stage tile, zero past (pext, kext). Element
-// (p, l) is x[l + p*ld] when KC, else x[p + l*ld]. VEC: 16-byte cp.async (base 16-byte aligned,
-// ld % 8 == 0); else halves one by one, synchronously.
-template <bool KC, int P, int THREADS, bool VEC>
-__device__ __forceinline__ void load_operand(__half* dst, const __half* x, int64_t ld, int p0, int pext,
-                                             int k0, int kext) {
-  using T = OperandTile<KC, P>;
-  constexpr int kChunks = P * BK / 8;
-  static_assert(kChunks % THREADS == 0, "whole chunks per thread");
-#pragma unroll
-  for (int r = 0; r < kChunks / THREADS; ++r) {
-    const int e = threadIdx.x + r * THREADS;
-    const int row = e / T::kChunksPerRow, c = e % T::kChunksPerRow;
-    int p, l, run;  // first element of the chunk and how many of its 8 halves are inside
-    if (KC) {
-      p = p0 + row;
-      l = k0 + c * 8;
-      run = p < pext ? kext - l : 0;
-    } else {
-      p = p0 + c * 8;
-      l = k0 + row;
-      run = l < kext ? pext - p : 0;
-    }
-    run = run < 0 ? 0 : run > 8 ? 8 : run;
-    const int64_t at = KC ? l + int64_t(p) * ld : p + int64_t(l) * ld;
-    __half* d = dst + T::offset(row, c);
-    if (VEC) {
-      cp_async16(d, run > 0 ? x + at : x, run * 2);
-    } else {
-      const unsigned short* xs = reinterpret_cast<const unsigned short*>(x) + (run > 0 ? at : 0);
-      unsigned short h[8];
-#pragma unroll
-      for (int q = 0; q < 8; ++q) h[q] = q < run ? xs[q] : 0;
-      *reinterpret_cast<uint4*>(d) = make_uint4(h[0] | unsigned(h[1]) << 16, h[2] | unsigned(h[3]) << 16,
-                                                h[4] | unsigned(h[5]) << 16, h[6] | unsigned(h[7]) << 16);
-    }
+// Copies one operand, k tile after k tile, into the stage tiles: tile x(p0 .. p0+P-1, k0 ..
+// k0+BK-1), zero past (pext, kext). Element (p, l) is x[l + p*ld] when KC, else x[p + l*ld].
+// Each thread owns chunks kRowStep rows apart (a multiple of 8, so all of them share one swizzle
+// term), addressed from one running pointer. VEC (base 16-byte aligned, ld % 8 == 0): whole
+// chunks by 16-byte cp.async; chunks cut by the edge, and every chunk when !VEC, half by half
+// through registers; chunks wholly outside are zeroed without reading.
+template <bool KC, int P, int BK, int THREADS, bool VEC>
+struct OperandLoader {
+  using T = OperandTile<KC, P, BK>;
+  static constexpr int kPerThread = P * BK / 8 / THREADS;
+  static constexpr int kRowStep = THREADS / T::kChunksPerRow;
+  static_assert(P * BK / 8 % THREADS == 0 && THREADS % T::kChunksPerRow == 0, "whole chunks per thread");
+  static_assert(kRowStep % 8 == 0, "a thread's chunks must share their swizzle term");
+
+  const __half* src;   // this thread's first chunk in the next k tile
+  int64_t row_step;    // elements from one of its chunks to the next (kRowStep rows)
+  int64_t k_step;      // elements from one k tile to the next
+  int soff;            // halves from a stage tile's start to this thread's first chunk
+  int p, l;            // first element of the first chunk in the next k tile
+  int pext, kext;
+
+  __device__ __forceinline__ OperandLoader(const __half* x, int64_t ld, int p0, int pext_, int kext_)
+      : pext(pext_), kext(kext_) {
+    const int row = threadIdx.x / T::kChunksPerRow, c = threadIdx.x % T::kChunksPerRow;
+    p = KC ? p0 + row : p0 + c * 8;
+    l = KC ? c * 8 : row;
+    src = x + (KC ? l + int64_t(p) * ld : p + int64_t(l) * ld);
+    row_step = int64_t(kRowStep) * ld;
+    k_step = KC ? BK : int64_t(BK) * ld;
+    soff = T::offset(row, c);
   }
-}
+
+  // Loads the next k tile into `tile` and moves on to the one after.
+  __device__ __forceinline__ void load(__half* tile) {
+#pragma unroll
+    for (int r = 0; r < kPerThread; ++r) {
+      const int pr = KC ? p + r * kRowStep : p, lr = KC ? l : l + r * kRowStep;
+      int run = KC ? (pr < pext ? kext - lr : 0) : (lr < kext ? pext - pr : 0);
+      run = run < 0 ? 0 : run > 8 ? 8 : run;  // halves of the chunk inside the matrix
+      __half* d = tile + soff + r * kRowStep * T::kRowLen;
+      const __half* s = src + r * row_step;
+      if (VEC && run == 8) {
+        cp_async16(d, s, 16);
+      } else if (run == 0) {
+        *reinterpret_cast<uint4*>(d) = make_uint4(0, 0, 0, 0);
+      } else {
+        const unsigned short* xs = reinterpret_cast<const unsigned short*>(s);
+        unsigned short h[8];
+#pragma unroll
+        for (int q = 0; q < 8; ++q) h[q] = q < run ? xs[q] : 0;
+        *reinterpret_cast<uint4*>(d) = make_uint4(h[0] | unsigned(h[1]) << 16, h[2] | unsigned(h[3]) << 16,
+                                                  h[4] | unsigned(h[5]) << 16, h[6] | unsigned(h[7]) << 16);
+      }
+    }
+    src += k_step;
+    l += BK;
+  }
+};
 
 // @tparam TM, TN   rows (m) and columns (n) of C per block
 // @tparam WARPS_M, WARPS_N  warps along m and n; each warp computes (TM/WARPS_M) x (TN/WARPS_N)
+// @tparam BK       k per pipeline stage (32 or 64)
+// @tparam STAGES   pipeline depth (shared-memory stages)
 // @tparam KCX      op(B)^T is k-contiguous (B N), read with plain ldmatrix; else .trans (B T)
 // @tparam KCY      op(A)^T is k-contiguous (A T); else .trans (A N)
-// @tparam VEC      both operands take 16-byte cp.async; else the scalar loader
-template <int TM, int TN, int WARPS_M, int WARPS_N, bool KCX, bool KCY, bool VEC>
+// @tparam VEC      both operands take 16-byte cp.async; else the half-by-half loader
+template <int TM, int TN, int WARPS_M, int WARPS_N, int BK, int STAGES, bool KCX, bool KCY, bool VEC>
 __global__ __launch_bounds__(WARPS_M* WARPS_N * 32, WARPS_M* WARPS_N >= 8 ? 1 : 2) void hgemm_mma_sync(Args g) {
   constexpr int kThreads = WARPS_M * WARPS_N * 32;
   constexpr int WTM = TM / WARPS_M, WTN = TN / WARPS_N;  // warp tile (C rows x C columns)
   constexpr int MI = WTN / 16;                           // mma m16 tiles, along C's n
   constexpr int NI = WTM / 8;                            // mma n8 tiles, along C's m
+  constexpr int KS = BK / 16;                            // k16 steps per stage
   static_assert(WTM % 16 == 0 && WTN % 16 == 0, "warp tiles are whole 16x16 pieces");
-  using X = OperandTile<KCX, TN>;  // op(B)^T: p runs along n (the mma's A operand)
-  using Y = OperandTile<KCY, TM>;  // op(A)^T: p runs along m (the mma's B operand)
+  static_assert(KS % 2 == 0, "the fragment double buffer alternates within a stage");
+  static_assert(STAGES >= 2, "a pipeline needs two stages");
+  using X = OperandTile<KCX, TN, BK>;  // op(B)^T: p runs along n (the mma's A operand)
+  using Y = OperandTile<KCY, TM, BK>;  // op(A)^T: p runs along m (the mma's B operand)
   constexpr int kStageHalves = X::kHalves + Y::kHalves;
-  extern __shared__ __align__(128) __half smem[];  // kStages x {X tile, Y tile}
+  extern __shared__ __align__(128) __half smem[];  // STAGES x {X tile, Y tile}
 
   const int tiles_m = (g.m + TM - 1) / TM, tiles_n = (g.n + TN - 1) / TN;
   const TileCoord tc = swizzled_tile(blockIdx.x, tiles_m, tiles_n, kGroupM);
@@ -147,53 +174,78 @@ __global__ __launch_bounds__(WARPS_M* WARPS_N * 32, WARPS_M* WARPS_N >= 8 ? 1 : 
       for (int q = 0; q < 4; ++q) acc[i][j][q] = 0.f;
 
   const int ktiles = (g.k + BK - 1) / BK;
-  auto issue = [&](int kt, int stage) {
+  OperandLoader<KCX, TN, BK, kThreads, VEC> load_x(g.b, g.ldb, bn, g.n, g.k);
+  OperandLoader<KCY, TM, BK, kThreads, VEC> load_y(g.a, g.lda, bm, g.m, g.k);
+  auto issue = [&](int stage) {  // the next k tile into `stage`
     __half* st = smem + stage * kStageHalves;
-    load_operand<KCX, TN, kThreads, VEC>(st, g.b, g.ldb, bn, g.n, kt * BK, g.k);
-    load_operand<KCY, TM, kThreads, VEC>(st + X::kHalves, g.a, g.lda, bm, g.m, kt * BK, g.k);
+    load_x.load(st);
+    load_y.load(st + X::kHalves);
   };
-#pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) {
-    if (s < ktiles) issue(s, s);
-    cp_async_commit();  // empty groups keep the count uniform
-  }
 
   // ldmatrix piece q = lane / 8 of an x4 load, row lane % 8 of that piece. For the mma's A
   // operand the pieces are (p 0-7, k 0-7), (p 8-15, k 0-7), (p 0-7, k 8-15), (p 8-15, k 8-15);
   // for its B operand (two n8 tiles) (k 0-7, p 0-7), (k 8-15, p 0-7), (k 0-7, p 8-15), (k 8-15, p 8-15).
+  // Addresses are a lane constant plus a compile-time offset: k-contiguous tiles vary the chunk
+  // with kk (chunk 2kk + kh, swizzled: (kh ^ f) ^ 2kk) and the row with the tile (16 rows each);
+  // p-contiguous tiles vary the row with kk (16 rows each) and the chunk with the tile (chunk
+  // p/8 = w/8 + 2i + ph, swizzled within the 8-chunk group: (2i + ph) ^ (row & 7)).
+  static_assert(MI <= 4 && NI / 2 <= 4, "a warp's p extent must fit one 8-chunk swizzle group");
   const int piece = lane >> 3, prow = lane & 7;
+  const int xph = piece & 1, xkh = piece >> 1;  // A operand: p half, k half of this lane's piece
+  const int yph = piece >> 1, ykh = piece & 1;  // B operand
+  const int fk = BK == 32 ? (prow >> 1) & 3 : prow;  // swizzle term of a k-contiguous row
+  int xoff[KCX ? KS : MI], yoff[KCY ? KS : NI / 2];  // lane offsets (halves) in a stage's tiles
+#pragma unroll
+  for (int q = 0; q < (KCX ? KS : MI); ++q)
+    xoff[q] = KCX ? (wn + xph * 8 + prow) * BK + (((xkh ^ fk) ^ (2 * q)) << 3)
+                  : (xkh * 8 + prow) * TN + wn + (((2 * q + xph) ^ prow) << 3);
+#pragma unroll
+  for (int q = 0; q < (KCY ? KS : NI / 2); ++q)
+    yoff[q] = KCY ? (wm + yph * 8 + prow) * BK + (((ykh ^ fk) ^ (2 * q)) << 3)
+                  : (ykh * 8 + prow) * TM + wm + (((2 * q + yph) ^ prow) << 3);
   const unsigned smem0 = smem_u32(smem);
-  int read_stage = 0, write_stage = kStages - 1;
-  for (int kt = 0; kt < ktiles; ++kt) {
-    cp_async_wait<kStages - 2>();  // tile kt has landed (this thread's copies)
-    __syncthreads();               // ... everyone's; and the stage read at kt-1 is free again
-    if (kt + kStages - 1 < ktiles) issue(kt + kStages - 1, write_stage);
-    cp_async_commit();
-    write_stage = write_stage == kStages - 1 ? 0 : write_stage + 1;
-
-    const unsigned sx = smem0 + unsigned(read_stage * kStageHalves) * 2u;
+  unsigned xf[2][MI][4];      // (MI) A fragments, 16 (n) x 16 (k), double-buffered
+  unsigned yf[2][NI / 2][4];  // (NI) B fragments, 16 (k) x 8 (m), two per x4, double-buffered
+  auto load_frags = [&](unsigned sx, int kk, unsigned (&xb)[MI][4], unsigned (&yb)[NI / 2][4]) {
     const unsigned sy = sx + unsigned(X::kHalves) * 2u;
-    read_stage = read_stage == kStages - 1 ? 0 : read_stage + 1;
 #pragma unroll
-    for (int kk = 0; kk < BK / 16; ++kk) {
-      unsigned xf[MI][4];      // (MI) A fragments: 16 (n) x 16 (k)
-      unsigned yf[NI / 2][4];  // (NI) B fragments, two per x4: 16 (k) x 8 (m)
+    for (int i = 0; i < MI; ++i)
+      ldsm_x4<!KCX>(sx + 2u * unsigned(KCX ? xoff[kk] + i * 16 * BK : xoff[i] + kk * 16 * TN), xb[i]);
 #pragma unroll
-      for (int i = 0; i < MI; ++i) {
-        const int ph = piece & 1, kh = piece >> 1, p = wn + i * 16 + ph * 8;
-        const int off = KCX ? X::offset(p + prow, kk * 2 + kh) : X::offset(kk * 16 + kh * 8 + prow, p / 8);
-        ldsm_x4<!KCX>(sx + unsigned(off) * 2u, xf[i]);
+    for (int j = 0; j < NI / 2; ++j)
+      ldsm_x4<!KCY>(sy + 2u * unsigned(KCY ? yoff[kk] + j * 16 * BK : yoff[j] + kk * 16 * TM), yb[j]);
+  };
+
+  // Tile kt lives in stage kt % STAGES. Its fragments are read from the barrier of iteration
+  // kt-1 (first k16 step) to the barrier of iteration kt (the others); after that barrier its
+  // stage takes tile kt + STAGES. So STAGES tiles are in flight from the start.
+#pragma unroll
+  for (int s = 0; s < STAGES; ++s) {
+    if (s < ktiles) issue(s);
+    cp_async_commit();  // empty groups keep the count uniform
+  }
+  cp_async_wait<STAGES - 1>();  // tile 0 has landed (this thread's copies)
+  __syncthreads();              // ... everyone's
+  int stage = 0;                // stage of tile kt
+  unsigned sx = smem0;          // its byte address
+  load_frags(sx, 0, xf[0], yf[0]);
+  for (int kt = 0; kt < ktiles; ++kt) {
+#pragma unroll
+    for (int kk = 0; kk < KS; ++kk) {
+      if (kk == KS - 1) {
+        cp_async_wait<STAGES - 2>();  // tile kt+1 has landed
+        __syncthreads();              // ... everyone's, and every warp is done reading tile kt
+        if (kt + STAGES < ktiles) issue(stage);  // tile kt + STAGES
+        cp_async_commit();
+        stage = stage == STAGES - 1 ? 0 : stage + 1;
+        sx = smem0 + unsigned(stage * kStageHalves) * 2u;
       }
-#pragma unroll
-      for (int j = 0; j < NI / 2; ++j) {
-        const int kh = piece & 1, ph = piece >> 1, p = wm + j * 16 + ph * 8;
-        const int off = KCY ? Y::offset(p + prow, kk * 2 + kh) : Y::offset(kk * 16 + kh * 8 + prow, p / 8);
-        ldsm_x4<!KCY>(sy + unsigned(off) * 2u, yf[j]);
-      }
+      if (kk < KS - 1 || kt + 1 < ktiles) load_frags(sx, (kk + 1) % KS, xf[(kk + 1) & 1], yf[(kk + 1) & 1]);
 #pragma unroll
       for (int i = 0; i < MI; ++i)
 #pragma unroll
-        for (int j = 0; j < NI; ++j) mma_16816(acc[i][j], xf[i], yf[j / 2][(j & 1) * 2], yf[j / 2][(j & 1) * 2 + 1]);
+        for (int j = 0; j < NI; ++j)
+          mma_16816(acc[i][j], xf[kk & 1][i], yf[kk & 1][j / 2][(j & 1) * 2], yf[kk & 1][j / 2][(j & 1) * 2 + 1]);
     }
   }
   cp_async_wait<0>();
@@ -219,11 +271,11 @@ __global__ __launch_bounds__(WARPS_M* WARPS_N * 32, WARPS_M* WARPS_N >= 8 ? 1 : 
     }
 }
 
-template <int TM, int TN, int WARPS_M, int WARPS_N, bool KCX, bool KCY, bool VEC>
+template <int TM, int TN, int WARPS_M, int WARPS_N, int BK, int STAGES, bool KCX, bool KCY, bool VEC>
 cudaError_t launch_cfg(const Args& g, cudaStream_t s) {
   constexpr int kThreads = WARPS_M * WARPS_N * 32;
-  const size_t smem = size_t(kStages) * (TM + TN) * BK * sizeof(__half);
-  auto kernel = hgemm_mma_sync<TM, TN, WARPS_M, WARPS_N, KCX, KCY, VEC>;
+  const size_t smem = size_t(STAGES) * (TM + TN) * BK * sizeof(__half);
+  auto kernel = hgemm_mma_sync<TM, TN, WARPS_M, WARPS_N, BK, STAGES, KCX, KCY, VEC>;
   static const cudaError_t attr =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
   if (attr != cudaSuccess) return attr;
@@ -232,29 +284,29 @@ cudaError_t launch_cfg(const Args& g, cudaStream_t s) {
   return cudaGetLastError();
 }
 
-template <int TM, int TN, int WARPS_M, int WARPS_N>
+template <int TM, int TN, int WARPS_M, int WARPS_N, int BK, int STAGES>
 cudaError_t launch_tile(const Args& g, bool kcx, bool kcy, bool vec, cudaStream_t s) {
+#define MYBLAS_MMA_CFG(x, y, v) launch_cfg<TM, TN, WARPS_M, WARPS_N, BK, STAGES, x, y, v>(g, s)
   if (vec) {
-    if (kcx) return kcy ? launch_cfg<TM, TN, WARPS_M, WARPS_N, true, true, true>(g, s)
-                        : launch_cfg<TM, TN, WARPS_M, WARPS_N, true, false, true>(g, s);
-    return kcy ? launch_cfg<TM, TN, WARPS_M, WARPS_N, false, true, true>(g, s)
-               : launch_cfg<TM, TN, WARPS_M, WARPS_N, false, false, true>(g, s);
+    if (kcx) return kcy ? MYBLAS_MMA_CFG(true, true, true) : MYBLAS_MMA_CFG(true, false, true);
+    return kcy ? MYBLAS_MMA_CFG(false, true, true) : MYBLAS_MMA_CFG(false, false, true);
   }
-  if (kcx) return kcy ? launch_cfg<TM, TN, WARPS_M, WARPS_N, true, true, false>(g, s)
-                      : launch_cfg<TM, TN, WARPS_M, WARPS_N, true, false, false>(g, s);
-  return kcy ? launch_cfg<TM, TN, WARPS_M, WARPS_N, false, true, false>(g, s)
-             : launch_cfg<TM, TN, WARPS_M, WARPS_N, false, false, false>(g, s);
+  if (kcx) return kcy ? MYBLAS_MMA_CFG(true, true, false) : MYBLAS_MMA_CFG(true, false, false);
+  return kcy ? MYBLAS_MMA_CFG(false, true, false) : MYBLAS_MMA_CFG(false, false, false);
+#undef MYBLAS_MMA_CFG
 }
 
 }  // namespace
 
-cudaError_t launch_mma_sync(const GemmProblem& p, int tm, int tn, cudaStream_t s) {
+cudaError_t launch_mma_sync(const GemmProblem& p, int tm, int tn, int bk, cudaStream_t s) {
   const Args g = make_args(p);
   const bool kcx = p.tb == Op::N;  // B N: op(B)^T(j, l) = b[l + j*ldb], contiguous along k
   const bool kcy = p.ta == Op::T;  // A T: op(A)^T(i, l) = a[l + i*lda], contiguous along k
   const bool vec = vec8_ok(p.a, p.lda) && vec8_ok(p.b, p.ldb);
-  if (tm == 128 && tn == 256) return launch_tile<128, 256, 2, 4>(g, kcx, kcy, vec, s);
-  if (tm == 128 && tn == 128) return launch_tile<128, 128, 2, 2>(g, kcx, kcy, vec, s);
+  if (tm == 128 && tn == 256 && bk == 32) return launch_tile<128, 256, 2, 4, 32, 4>(g, kcx, kcy, vec, s);
+  if (tm == 128 && tn == 256 && bk == 64) return launch_tile<128, 256, 2, 4, 64, 3>(g, kcx, kcy, vec, s);
+  if (tm == 128 && tn == 128 && bk == 32) return launch_tile<128, 128, 2, 2, 32, 4>(g, kcx, kcy, vec, s);
+  if (tm == 128 && tn == 128 && bk == 64) return launch_tile<128, 128, 2, 2, 64, 3>(g, kcx, kcy, vec, s);
   return cudaErrorInvalidValue;
 }
 
