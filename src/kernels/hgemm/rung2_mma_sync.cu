@@ -18,10 +18,9 @@
 //   addresses of every 8x8 ldmatrix piece, and the eight chunks a quarter-warp writes, fall on
 //   eight different 16-byte bank groups. No padding, so cp.async destinations stay 16-byte units.
 // - Loads go global -> shared with 16-byte cp.async, STAGES-1 k tiles ahead of the math, one
-//   barrier per k tile. Chunks cut by the matrix edge are loaded half by half (zero-filled) and
-//   stored directly, chunks wholly outside are zeroed, so no copy reads past the matrix. Where an
-//   operand's base or leading dimension is not 16-byte aligned (ld % 8 != 0), every chunk takes
-//   the half-by-half path (correct, slower).
+//   barrier per k tile; the source size zero-fills edge chunks. Where an operand's base or
+//   leading dimension is not 16-byte aligned (ld % 8 != 0), a variant copies half by half
+//   through registers (correct, slower).
 // - Fragments are double-buffered in registers: the ldmatrix loads for the next k16 step (across
 //   the stage boundary too) are issued before the mma.sync of the current one.
 // - Block swizzle: blocks are numbered down groups of 8 tile rows, so the blocks resident at
@@ -81,9 +80,13 @@ struct OperandTile {
 // Copies one operand, k tile after k tile, into the stage tiles: tile x(p0 .. p0+P-1, k0 ..
 // k0+BK-1), zero past (pext, kext). Element (p, l) is x[l + p*ld] when KC, else x[p + l*ld].
 // Each thread owns chunks kRowStep rows apart (a multiple of 8, so all of them share one swizzle
-// term), addressed from one running pointer. VEC (base 16-byte aligned, ld % 8 == 0): whole
-// chunks by 16-byte cp.async; chunks cut by the edge, and every chunk when !VEC, half by half
-// through registers; chunks wholly outside are zeroed without reading.
+// term), addressed from one running pointer. VEC (base 16-byte aligned, ld % 8 == 0): every
+// chunk is one 16-byte cp.async whose source size is the part inside the matrix (0 .. 16 bytes;
+// the rest is zero-filled, and nothing is read past the source size). There is deliberately no
+// branch between a 16-byte copy for whole chunks and half-by-half loads for edge chunks: built
+// with CUDA 13.0, that version read 16 bytes past the matrix on k tails (compute-sanitizer, wrong
+// results) and ran 4-5x slower on the H100, as if whole chunks had taken the slow path. !VEC:
+// every chunk half by half through registers.
 template <bool KC, int P, int BK, int THREADS, bool VEC>
 struct OperandLoader {
   using T = OperandTile<KC, P, BK>;
@@ -92,6 +95,7 @@ struct OperandLoader {
   static_assert(P * BK / 8 % THREADS == 0 && THREADS % T::kChunksPerRow == 0, "whole chunks per thread");
   static_assert(kRowStep % 8 == 0, "a thread's chunks must share their swizzle term");
 
+  const __half* base;  // the operand (a valid address for copies that read nothing)
   const __half* src;   // this thread's first chunk in the next k tile
   int64_t row_step;    // elements from one of its chunks to the next (kRowStep rows)
   int64_t k_step;      // elements from one k tile to the next
@@ -100,7 +104,7 @@ struct OperandLoader {
   int pext, kext;
 
   __device__ __forceinline__ OperandLoader(const __half* x, int64_t ld, int p0, int pext_, int kext_)
-      : pext(pext_), kext(kext_) {
+      : base(x), pext(pext_), kext(kext_) {
     const int row = threadIdx.x / T::kChunksPerRow, c = threadIdx.x % T::kChunksPerRow;
     p = KC ? p0 + row : p0 + c * 8;
     l = KC ? c * 8 : row;
@@ -119,10 +123,8 @@ struct OperandLoader {
       run = run < 0 ? 0 : run > 8 ? 8 : run;  // halves of the chunk inside the matrix
       __half* d = tile + soff + r * kRowStep * T::kRowLen;
       const __half* s = src + r * row_step;
-      if (VEC && run == 8) {
-        cp_async16(d, s, 16);
-      } else if (run == 0) {
-        *reinterpret_cast<uint4*>(d) = make_uint4(0, 0, 0, 0);
+      if constexpr (VEC) {
+        cp_async16(d, run > 0 ? s : base, run * 2);
       } else {
         const unsigned short* xs = reinterpret_cast<const unsigned short*>(s);
         unsigned short h[8];
