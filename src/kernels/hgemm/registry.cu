@@ -18,15 +18,12 @@ struct Entry {
 
 constexpr Entry kTable[kHgemmKernelCount] = {
     {HgemmKernel::wmma, "wmma_128x128x32", false},
-    {HgemmKernel::mma_sync, "mma_sync_128x256x32_s4", true},
-    {HgemmKernel::mma_sync_128x128, "mma_sync_128x128x32_s4", true},
+    {HgemmKernel::mma_sync, "mma_sync_128x256x32_s4", false},
+    {HgemmKernel::mma_sync_128x128, "mma_sync_128x128x32_s4", false},
     {HgemmKernel::mma_sync_128x256x64, "mma_sync_128x256x64_s3", true},
     {HgemmKernel::mma_sync_128x128x64, "mma_sync_128x128x64_s3", true},
     {HgemmKernel::wgmma_tma, "wgmma_tma_128x256x64_s4", true},
 };
-
-// Production kernels in order of preference: hgemm_choose takes the first that can run p.
-constexpr HgemmKernel kPreference[] = {HgemmKernel::wgmma_tma, HgemmKernel::mma_sync, HgemmKernel::mma_sync_128x128};
 
 }  // namespace
 
@@ -76,12 +73,15 @@ const char* hgemm_can_implement(HgemmKernel k, const GemmProblem& p) {
   return "unknown kernel";
 }
 
-// The wgmma kernel where TMA can take the operands (0.91-1.06x cuBLAS at 4096^3/8192^3 in the
-// first H100 probe), else the 8-warp 128x256 mma.sync tile.
+// The wgmma kernel where TMA can take the operands (0.91-0.96x cuBLAS at 4096^3/8192^3), else
+// the mma.sync rung measured best for the shape (bench/results/h100-hgemm-kernels-2026-11-22.md):
+// the 128x256x64 tile for large products (0.56-0.57x cuBLAS at 4096^3/8192^3 NN, the 32-k and
+// 128x128 tiles 0.52-0.55x), the 128x128x64 tile when m or n is below 4096 (more blocks for the
+// 132 SMs: 16x4096x4096 0.44x vs 0.30x, 127x129x1031 0.32x vs 0.28x; equal at 2048^3). Both
+// mma.sync kernels run every problem, so the choice can always run.
 HgemmKernel hgemm_choose(const GemmProblem& p) {
-  for (HgemmKernel k : kPreference)
-    if (!hgemm_can_implement(k, p)) return k;
-  return kPreference[0];
+  if (!hgemm_can_implement(HgemmKernel::wgmma_tma, p)) return HgemmKernel::wgmma_tma;
+  return p.m >= 4096 && p.n >= 4096 ? HgemmKernel::mma_sync_128x256x64 : HgemmKernel::mma_sync_128x128x64;
 }
 
 // Where the committed H100 benchmark (bench/results/h100-hgemm-dispatch-2026-11-22.csv: bench_blas
