@@ -54,12 +54,11 @@ bool path_allowed(const Spec& s, const std::string& backend, const std::string& 
     // Our kernels run SGEMM, SGEMV, HGEMM and every alpha == 0 / k == 0 scaling.
     return path == "kernels";
   }
-  // auto: an operand the call uses in device memory sends it to the GPU; SGEMV may take our
-  // kernel (measured table); host-only GEMM follows the measured host table; host SGEMV never
-  // leaves the CPU.
+  // auto: an operand the call uses in device memory sends it to the GPU, on our kernel where it
+  // measured faster (SGEMV's table, *_kernel_beats_cublas) or cuBLAS; host-only GEMM follows the
+  // measured host table; host SGEMV never leaves the CPU.
   const int used = s.scale_only() ? 4 : 7;  // place bits of the operands read or written (4: C or y)
-  if (s.place & used)
-    return path == "cublas" || ((s.routine == Routine::sgemv || s.routine == Routine::hgemm) && path == "kernels");
+  if (s.place & used) return path == "cublas" || path == "kernels";  // kernels: where measured faster
   if (s.routine == Routine::sgemv) return path == "cpu";
   return path == "cpu" || path == "cublas";
 }

@@ -92,12 +92,19 @@ SgemmKernel sgemm_choose(const GemmProblem& p) {
   return SgemmKernel::pipelined_s4;
 }
 
-// Only where the committed benchmark measured the chosen kernel faster than cublasSgemm:
-// NN, m = 4096, n = 16, k = 4096 (skinny_r16, 69 us vs 85 us, 1.23x). Everywhere else measured it
-// is slower (large squares 0.75-0.87x, k = 64 0.86x, the other skinny shapes 0.55-0.87x), and
-// unmeasured shapes are not claimed.
+// Only where the committed benchmarks measured the chosen kernel faster than cublasSgemm in every
+// run (bench/results/h100-sgemm-2026-11-22.md, h100-sgemm-skinny-v2/v3-2026-11-22.csv and the
+// --quick run of the session note): skinny_r16 on NN 4096x16x4096 (1.17-1.31x), NN 16x4096x4096
+// (1.02-1.14x since the conflict-free S layout), TN 4096x16x4096 (1.13x, 1.13x) and TT 4096x16x4096
+// (1.07x, 1.10x). Everywhere else measured it is slower or mixed (large squares 0.70-0.87x,
+// k = 64 0.81-0.86x, NT both and TT m = 16 0.76-0.94x, TN m = 16 0.92x and 1.07x), and unmeasured
+// shapes are not claimed.
 bool sgemm_kernel_beats_cublas(const GemmProblem& p) {
-  return p.ta == Op::N && p.tb == Op::N && p.n == 16 && p.m == 4096 && p.k == 4096;
+  if (p.k != 4096) return false;
+  const bool nn = p.ta == Op::N && p.tb == Op::N;
+  if (p.m == 4096 && p.n == 16) return nn || (p.ta == Op::T && (p.tb == Op::N || p.tb == Op::T));
+  if (p.m == 16 && p.n == 4096) return nn;
+  return false;
 }
 
 cudaError_t sgemm_run(SgemmKernel k, const GemmProblem& p, cudaStream_t s) {
