@@ -356,7 +356,7 @@ void gemm_case(const std::string& group, const GemmCase& c, Place place, const G
   }
   const Outcome o = call(p);
   if (o.refused) {
-    ++t->refused;
+    if (t->refused++ == 0) std::printf("%s: first refusal (%s): %s\n", group.c_str(), where.c_str(), o.refused);
     return cleanup();
   }
   ++t->run;
@@ -554,7 +554,7 @@ void gemv_case(const std::string& group, const GemvCase& c, Place place, const G
   }
   const Outcome o = call(p);
   if (o.refused) {
-    ++t->refused;
+    if (t->refused++ == 0) std::printf("%s: first refusal (%s): %s\n", group.c_str(), where.c_str(), o.refused);
     return cleanup();
   }
   ++t->run;
