@@ -89,7 +89,7 @@ const char* sgemv_can_implement(SgemvKernel k, const GemvProblem& p) {
 }
 
 // Measured on the H100 (bench/results/h100-sgemv-2026-11-22-v2.md), event-timed calls beside
-// cuBLAS. The dispatch uses the generated table (src/dispatch/sgemv_table.inc); this rule is
+// cuBLAS. The dispatch uses the measured table (data/dispatch-sm_90.csv, src/dispatch/table.cpp); this rule is
 // the fallback between production kernels and the benchmark's "chosen" column:
 //   N: tiny problems (256^2) want n_rowblock's single cheap launch; one row block (m <= 128)
 //      with hundreds of column splits wants the two-pass split, whose 32x32-thread reduction
