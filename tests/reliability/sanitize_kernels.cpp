@@ -304,6 +304,22 @@ struct Outcome {
 };
 using GemmCall = std::function<Outcome(const GemmProblem&)>;
 
+// Tallies one call: a refusal (the first one printed with its reason), or a run whose launch
+// and completion are checked. True when the call ran cleanly and its result can be checked.
+bool account(const std::string& group, const std::string& where, const Outcome& o, Tally* t) {
+  if (o.refused) {
+    if (t->refused++ == 0) std::printf("%s: first refusal (%s): %s\n", group.c_str(), where.c_str(), o.refused);
+    return false;
+  }
+  ++t->run;
+  const cudaError_t se = cudaDeviceSynchronize();
+  if (o.launch != cudaSuccess) fail(t, group, where + ": " + cuda_err("launch", o.launch));
+  if (se != cudaSuccess) fail(t, group, where + ": " + cuda_err("cudaDeviceSynchronize", se));
+  if (!o.wrong.empty()) fail(t, group, where + ": " + o.wrong);
+  if (se != cudaSuccess) lost_context(t, where);
+  return o.launch == cudaSuccess && se == cudaSuccess;
+}
+
 template <typename E>
 void gemm_case(const std::string& group, const GemmCase& c, Place place, const GemmCall& call,
                std::mt19937_64& rng, Tally* t) {
@@ -354,18 +370,7 @@ void gemm_case(const std::string& group, const GemmCase& c, Place place, const G
     fail(t, group, where + ": " + err);
     return cleanup();
   }
-  const Outcome o = call(p);
-  if (o.refused) {
-    if (t->refused++ == 0) std::printf("%s: first refusal (%s): %s\n", group.c_str(), where.c_str(), o.refused);
-    return cleanup();
-  }
-  ++t->run;
-  const cudaError_t se = cudaDeviceSynchronize();
-  if (o.launch != cudaSuccess) fail(t, group, where + ": " + cuda_err("launch", o.launch));
-  if (se != cudaSuccess) fail(t, group, where + ": " + cuda_err("cudaDeviceSynchronize", se));
-  if (!o.wrong.empty()) fail(t, group, where + ": " + o.wrong);
-  if (se != cudaSuccess) lost_context(t, where);
-  if (o.launch != cudaSuccess || se != cudaSuccess) return cleanup();
+  if (!account(group, where, call(p), t)) return cleanup();
   if (dc && !dc->download(&cc, &err)) {
     fail(t, group, where + ": " + err);
     return cleanup();
@@ -552,18 +557,7 @@ void gemv_case(const std::string& group, const GemvCase& c, Place place, const G
     fail(t, group, where + ": " + err);
     return cleanup();
   }
-  const Outcome o = call(p);
-  if (o.refused) {
-    if (t->refused++ == 0) std::printf("%s: first refusal (%s): %s\n", group.c_str(), where.c_str(), o.refused);
-    return cleanup();
-  }
-  ++t->run;
-  const cudaError_t se = cudaDeviceSynchronize();
-  if (o.launch != cudaSuccess) fail(t, group, where + ": " + cuda_err("launch", o.launch));
-  if (se != cudaSuccess) fail(t, group, where + ": " + cuda_err("cudaDeviceSynchronize", se));
-  if (!o.wrong.empty()) fail(t, group, where + ": " + o.wrong);
-  if (se != cudaSuccess) lost_context(t, where);
-  if (o.launch != cudaSuccess || se != cudaSuccess) return cleanup();
+  if (!account(group, where, call(p), t)) return cleanup();
   if (dy && !dy->download(&y, &err)) {
     fail(t, group, where + ": " + err);
     return cleanup();
