@@ -17,7 +17,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <functional>
 #include <random>
 #include <string>
@@ -235,17 +234,13 @@ int main(int argc, char** argv) {
   CK(cudaGetDeviceProperties(&prop, 0));
   int driver = 0;
   cudaDriverGetVersion(&driver);
-  std::time_t now = std::time(nullptr);
-  char date[32];
-  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
   std::printf("# bench_blas: libmyblas %s (rev %s) beside cuBLAS, device pointers\n",
               myblas_version(), MYBLAS_GIT_REV);
-  std::printf("# date: %s; device: %s (%d SMs); driver %d; MYBLAS_BACKEND=%s\n", date, prop.name,
-              prop.multiProcessorCount, driver,
+  std::printf("# date: %s; device: %s (%d SMs); driver %d; MYBLAS_BACKEND=%s\n", bench::utc_now().c_str(),
+              prop.name, prop.multiProcessorCount, driver,
               std::getenv("MYBLAS_BACKEND") ? std::getenv("MYBLAS_BACKEND") : "(unset: auto)");
-  std::printf("# command:");
-  for (int i = 0; i < argc; ++i) std::printf(" %s", argv[i]);
-  std::printf("\n# median of %d event-timed calls after 3 warm-ups, operand sets rotated over >= 256 MiB,"
+  bench::print_command(argc, argv);
+  std::printf("# median of %d event-timed calls after 3 warm-ups, operand sets rotated over >= 256 MiB,"
               " synchronised after every call; ratio_vs_cublas = t_cublas / t_path\n", g_reps);
   std::printf("routine,path,trans,m,n,k,time_us,gflops,gbps,ratio_vs_cublas\n");
   cublasHandle_t h;

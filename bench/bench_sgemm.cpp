@@ -18,7 +18,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <functional>
 #include <random>
 #include <string>
@@ -170,21 +169,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_sgemm: no usable CUDA device\n");
     return 2;
   }
-  cudaDeviceProp prop{};
-  CK(cudaGetDeviceProperties(&prop, 0));
-  int driver = 0, runtime = 0;
-  cudaDriverGetVersion(&driver);
-  cudaRuntimeGetVersion(&runtime);
-  std::time_t now = std::time(nullptr);
-  char date[32];
-  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
   std::printf("# bench_sgemm: hand-written SGEMM kernels (rev %s) beside cublasSgemm (FP32, default math), device pointers\n",
               MYBLAS_GIT_REV);
-  std::printf("# date: %s; device: %s (%d SMs, L2 %d MB); driver %d; runtime %d\n", date, prop.name,
-              prop.multiProcessorCount, prop.l2CacheSize >> 20, driver, runtime);
-  std::printf("# command:");
-  for (int i = 0; i < argc; ++i) std::printf(" %s", argv[i]);
-  std::printf("\n# median of %d event-timed calls (3 for calls > 100 ms, 5 for > 20 ms) after 2 warm-ups;"
+  bench::print_device_and_command(argc, argv);
+  std::printf("# median of %d event-timed calls (3 for calls > 100 ms, 5 for > 20 ms) after 2 warm-ups;"
               " operand sets rotated over >= 256 MiB (>= 2 sets); alpha = 1; lda, ldb, ldc minimal;"
               " ratio_vs_cublas = t_cublas / t_path\n", g_reps);
   std::printf("routine,path,trans,m,n,k,time_us,gflops,gbps,ratio_vs_cublas\n");

@@ -19,7 +19,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <functional>
 #include <random>
 #include <string>
@@ -160,21 +159,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_sgemv: no usable CUDA device\n");
     return 2;
   }
-  cudaDeviceProp prop{};
-  CK(cudaGetDeviceProperties(&prop, 0));
-  int driver = 0, runtime = 0;
-  cudaDriverGetVersion(&driver);
-  cudaRuntimeGetVersion(&runtime);
-  std::time_t now = std::time(nullptr);
-  char date[32];
-  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
   std::printf("# bench_sgemv: hand-written SGEMV kernels (rev %s) beside cublasSgemv, device pointers\n",
               MYBLAS_GIT_REV);
-  std::printf("# date: %s; device: %s (sm_%d%d, %d SMs, L2 %d MB); driver %d; runtime %d\n", date, prop.name,
-              prop.major, prop.minor, prop.multiProcessorCount, prop.l2CacheSize >> 20, driver, runtime);
-  std::printf("# command:");
-  for (int i = 0; i < argc; ++i) std::printf(" %s", argv[i]);
-  std::printf("\n# median of %d event-timed calls (3 for calls > 20 ms, 10 for > 2 ms) after 3 warm-ups;"
+  bench::print_device_and_command(argc, argv);
+  std::printf("# median of %d event-timed calls (3 for calls > 20 ms, 10 for > 2 ms) after 3 warm-ups;"
               " operand sets rotated over >= 256 MiB; alpha = 1, beta = 0, unit strides, lda = m;"
               " ratio_vs_cublas = t_cublas / t_path; gbps counts A + x + y once\n", g_reps);
   std::printf("routine,path,trans,m,n,k,time_us,gflops,gbps,ratio_vs_cublas\n");

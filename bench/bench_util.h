@@ -1,5 +1,6 @@
-// Shared pieces of the device benchmarks (bench_blas, bench_sgemm, bench_sgemv): error checks
-// that stop the run, the L2-defeating rotation size, and the event-timed median.
+// Shared pieces of the device benchmarks (bench_blas, bench_sgemm, bench_sgemv, bench_hgemm): error
+// checks that stop the run, the run's header lines, the L2-defeating rotation size, and the
+// event-timed median.
 #pragma once
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -7,6 +8,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
+#include <string>
 #include <functional>
 #include <random>
 #include <vector>
@@ -29,6 +32,34 @@
   } while (0)
 
 namespace bench {
+
+// The current time as "YYYY-MM-DD HH:MM UTC".
+inline std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+  return date;
+}
+
+// "# command: <argv...>" on a line of its own.
+inline void print_command(int argc, char** argv) {
+  std::printf("# command:");
+  for (int i = 0; i < argc; ++i) std::printf(" %s", argv[i]);
+  std::printf("\n");
+}
+
+// The kernel benchmarks' second and third header lines: date, device 0 (its sm_XY, which
+// bench/make_dispatch_table.py reads), driver and runtime; then the command.
+inline void print_device_and_command(int argc, char** argv) {
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, 0));
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  std::printf("# date: %s; device: %s (sm_%d%d, %d SMs, L2 %d MB); driver %d; runtime %d\n", utc_now().c_str(),
+              prop.name, prop.major, prop.minor, prop.multiProcessorCount, prop.l2CacheSize >> 20, driver, runtime);
+  print_command(argc, argv);
+}
 
 // Operand sets are rotated over at least this many bytes: > 5x the H100's 50 MB L2, so every
 // timed call streams its operands from device memory.
