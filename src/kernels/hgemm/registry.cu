@@ -1,22 +1,16 @@
 // The HGEMM kernel table: names, what each kernel can run, the shape rule that picks a
 // production kernel, where it beats cuBLAS, and the launch switch. Kernels live one per file
 // beside this one.
-#include <cstring>
 
 #include "kernels/hgemm.h"
+#include "kernels/kernel_table.h"
 #include "kernels/hgemm/common.cuh"
 
 namespace myblas {
 
 namespace {
 
-struct Entry {
-  HgemmKernel kernel;
-  const char* name;
-  bool production;
-};
-
-constexpr Entry kTable[kHgemmKernelCount] = {
+constexpr KernelEntry<HgemmKernel> kTable[kHgemmKernelCount] = {
     {HgemmKernel::wmma, "wmma_128x128x32", false},
     {HgemmKernel::mma_sync, "mma_sync_128x256x32_s4", false},
     {HgemmKernel::mma_sync_128x128, "mma_sync_128x128x32_s4", false},
@@ -27,27 +21,11 @@ constexpr Entry kTable[kHgemmKernelCount] = {
 
 }  // namespace
 
-const char* hgemm_kernel_name(HgemmKernel k) {
-  for (const Entry& e : kTable)
-    if (e.kernel == k) return e.name;
-  return "unknown";
-}
+const char* hgemm_kernel_name(HgemmKernel k) { return kernel_table_name(kTable, k); }
 
-bool hgemm_kernel_from_name(const char* name, HgemmKernel* out) {
-  if (!name) return false;
-  for (const Entry& e : kTable)
-    if (!std::strcmp(e.name, name)) {
-      *out = e.kernel;
-      return true;
-    }
-  return false;
-}
+bool hgemm_kernel_from_name(const char* name, HgemmKernel* out) { return kernel_table_from_name(kTable, name, out); }
 
-bool hgemm_kernel_is_production(HgemmKernel k) {
-  for (const Entry& e : kTable)
-    if (e.kernel == k) return e.production;
-  return false;
-}
+bool hgemm_kernel_is_production(HgemmKernel k) { return kernel_table_production(kTable, k); }
 
 const char* hgemm_can_implement(HgemmKernel k, const GemmProblem& p) {
   if (p.routine != Routine::hgemm) return "not an HGEMM problem";

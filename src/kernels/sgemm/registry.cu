@@ -1,22 +1,16 @@
 // The SGEMM kernel table: names, what each kernel can run, the shape rule that picks a
 // production kernel, where it beats cuBLAS, and the launch switch. Kernels live one per file
 // beside this one.
-#include <cstring>
 
 #include "kernels/sgemm.h"
+#include "kernels/kernel_table.h"
 #include "kernels/sgemm/common.cuh"
 
 namespace myblas {
 
 namespace {
 
-struct Entry {
-  SgemmKernel kernel;
-  const char* name;
-  bool production;
-};
-
-constexpr Entry kTable[kSgemmKernelCount] = {
+constexpr KernelEntry<SgemmKernel> kTable[kSgemmKernelCount] = {
     {SgemmKernel::naive, "naive_32x32", false},
     {SgemmKernel::coalesced, "coalesced_32x32", false},
     {SgemmKernel::smem_tiles, "smem_tiles_32x32x32", false},
@@ -31,27 +25,11 @@ constexpr Entry kTable[kSgemmKernelCount] = {
 
 }  // namespace
 
-const char* sgemm_kernel_name(SgemmKernel k) {
-  for (const Entry& e : kTable)
-    if (e.kernel == k) return e.name;
-  return "unknown";
-}
+const char* sgemm_kernel_name(SgemmKernel k) { return kernel_table_name(kTable, k); }
 
-bool sgemm_kernel_from_name(const char* name, SgemmKernel* out) {
-  if (!name) return false;
-  for (const Entry& e : kTable)
-    if (!std::strcmp(e.name, name)) {
-      *out = e.kernel;
-      return true;
-    }
-  return false;
-}
+bool sgemm_kernel_from_name(const char* name, SgemmKernel* out) { return kernel_table_from_name(kTable, name, out); }
 
-bool sgemm_kernel_is_production(SgemmKernel k) {
-  for (const Entry& e : kTable)
-    if (e.kernel == k) return e.production;
-  return false;
-}
+bool sgemm_kernel_is_production(SgemmKernel k) { return kernel_table_production(kTable, k); }
 
 const char* sgemm_can_implement(SgemmKernel k, const GemmProblem& p) {
   if (p.routine != Routine::sgemm) return "not an SGEMM problem";

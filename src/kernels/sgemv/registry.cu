@@ -1,21 +1,15 @@
 // The SGEMV kernel table: names, what each kernel can run, the shape rule that picks a
 // production kernel, and the launch switch. Kernels live one per file beside this one.
-#include <cstring>
 
 #include "kernels/sgemv.h"
+#include "kernels/kernel_table.h"
 #include "kernels/sgemv/common.cuh"
 
 namespace myblas {
 
 namespace {
 
-struct Entry {
-  SgemvKernel kernel;
-  const char* name;
-  bool production;
-};
-
-constexpr Entry kTable[kSgemvKernelCount] = {
+constexpr KernelEntry<SgemvKernel> kTable[kSgemvKernelCount] = {
     {SgemvKernel::thread_per_row, "thread_per_row", false},
     {SgemvKernel::warp_per_column, "warp_per_column", false},
     {SgemvKernel::x_constant, "x_constant", false},
@@ -42,27 +36,11 @@ __global__ void sgemv_scale_y(float* y0, int64_t incy, int len, float beta) {
 
 }  // namespace
 
-const char* sgemv_kernel_name(SgemvKernel k) {
-  for (const Entry& e : kTable)
-    if (e.kernel == k) return e.name;
-  return "unknown";
-}
+const char* sgemv_kernel_name(SgemvKernel k) { return kernel_table_name(kTable, k); }
 
-bool sgemv_kernel_from_name(const char* name, SgemvKernel* out) {
-  if (!name) return false;
-  for (const Entry& e : kTable)
-    if (!std::strcmp(e.name, name)) {
-      *out = e.kernel;
-      return true;
-    }
-  return false;
-}
+bool sgemv_kernel_from_name(const char* name, SgemvKernel* out) { return kernel_table_from_name(kTable, name, out); }
 
-bool sgemv_kernel_is_production(SgemvKernel k) {
-  for (const Entry& e : kTable)
-    if (e.kernel == k) return e.production;
-  return false;
-}
+bool sgemv_kernel_is_production(SgemvKernel k) { return kernel_table_production(kTable, k); }
 
 const char* sgemv_can_implement(SgemvKernel k, const GemvProblem& p) {
   if (p.m < 1 || p.n < 1) return "m and n must be >= 1 (empty problems are quick returns)";
