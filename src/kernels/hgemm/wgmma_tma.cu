@@ -30,6 +30,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 
@@ -295,17 +296,32 @@ EncodeTiled encode_fn() {
   return fn;
 }
 
-// Per device: 1 if this build carries sm_90a code that runs there, 2 if not, 0 not probed yet.
+// Raises the dynamic shared-memory limit of all four instantiations on the current device.
+cudaError_t allow_shared_memory() {
+  const void* kernels[] = {reinterpret_cast<const void*>(hgemm_wgmma_tma_kernel<false, false>),
+                           reinterpret_cast<const void*>(hgemm_wgmma_tma_kernel<false, true>),
+                           reinterpret_cast<const void*>(hgemm_wgmma_tma_kernel<true, false>),
+                           reinterpret_cast<const void*>(hgemm_wgmma_tma_kernel<true, true>)};
+  for (const void* k : kernels) {
+    const cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+// Per device, probed once (then read without the lock): 1 if this build carries sm_90a code
+// that runs there (and the kernels' shared-memory limit is raised), 2 if not, 0 not probed yet.
 constexpr int kMaxDevices = 64;
-int g_arch_ok[kMaxDevices];
-int g_sms[kMaxDevices];
+std::atomic<int> g_arch_ok[kMaxDevices];
+int g_sms[kMaxDevices];  // written before g_arch_ok[dev] becomes 1
 std::mutex g_probe_mu;
 
 bool device_ready(int dev) {
   if (dev < 0 || dev >= kMaxDevices) return false;
+  const int known = g_arch_ok[dev].load(std::memory_order_acquire);
+  if (known) return known == 1;
   std::lock_guard<std::mutex> lock(g_probe_mu);
-  if (g_arch_ok[dev] == 2) return false;
-  if (g_arch_ok[dev] == 1) return true;
+  if (const int again = g_arch_ok[dev].load(std::memory_order_relaxed)) return again == 1;  // probed meanwhile
   int major = 0, sms = 0;
   if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
       cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
@@ -327,9 +343,10 @@ bool device_ready(int dev) {
     cudaStreamDestroy(s);
     if (!good) return false;
     ok = h;
+    if (ok && allow_shared_memory() != cudaSuccess) return false;
   }
-  g_arch_ok[dev] = ok ? 1 : 2;
   g_sms[dev] = sms;
+  g_arch_ok[dev].store(ok ? 1 : 2, std::memory_order_release);
   return ok != 0;
 }
 
@@ -347,10 +364,7 @@ bool make_map(CUtensorMap* map, const void* base, int inner, int outer, int64_t 
 
 template <bool kBtMN, bool kAtMN>
 cudaError_t launch_variant(const CUtensorMap& bt, const CUtensorMap& at, const Params& p, int grid, cudaStream_t s) {
-  auto kernel = hgemm_wgmma_tma_kernel<kBtMN, kAtMN>;
-  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
-  if (e != cudaSuccess) return e;
-  kernel<<<grid, kThreads, kSmemBytes, s>>>(bt, at, p);
+  hgemm_wgmma_tma_kernel<kBtMN, kAtMN><<<grid, kThreads, kSmemBytes, s>>>(bt, at, p);  // limit raised in device_ready
   return cudaGetLastError();
 }
 
