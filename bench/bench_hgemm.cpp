@@ -149,18 +149,8 @@ void bench_shape(cublasHandle_t h, const HalfSource& src, const Shape& s, const 
       std::printf("# %s refuses %c%c %dx%dx%d: %s\n", path.c_str(), s.ta, s.tb, s.m, s.n, s.k, why);
       continue;
     }
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
     CK(cudaMemset(cgot, 0xff, nc * 2));  // NaN: beta = 0 must not read it, and every element is written
-    CK(cudaEventRecord(e0, nullptr));
-    CK(myblas::hgemm_run(k, problem(0, cgot), nullptr));
-    CK(cudaEventRecord(e1, nullptr));
-    CK(cudaDeviceSynchronize());
-    float first_ms;
-    CK(cudaEventElapsedTime(&first_ms, e0, e1));
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
+    const float first_ms = bench::time_once_ms([&] { CK(myblas::hgemm_run(k, problem(0, cgot), nullptr)); });
     CK(cudaMemcpy(hgot.data(), cgot, nc * 2, cudaMemcpyDeviceToHost));
     double worst = 0;
     size_t wi = 0;

@@ -113,18 +113,8 @@ void bench_shape(cublasHandle_t h, const Source& src, const Shape& s, const std:
   sum.chosen = myblas::sgemm_kernel_name(chosen);
   for (SgemmKernel k : ks) {
     if (myblas::sgemm_can_implement(k, problem(0, cgot, 0.f))) continue;
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
     CK(cudaMemset(cgot, 0xff, nc * 4));  // NaN: beta = 0 must not read it, and every element is written
-    CK(cudaEventRecord(e0, nullptr));
-    CK(myblas::sgemm_run(k, problem(0, cgot, 0.f), nullptr));
-    CK(cudaEventRecord(e1, nullptr));
-    CK(cudaDeviceSynchronize());
-    float first_ms;
-    CK(cudaEventElapsedTime(&first_ms, e0, e1));
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
+    const float first_ms = bench::time_once_ms([&] { CK(myblas::sgemm_run(k, problem(0, cgot, 0.f), nullptr)); });
     CK(cudaMemcpy(hgot.data(), cgot, nc * 4, cudaMemcpyDeviceToHost));
     double worst = 0;
     const double norm = std::sqrt(double(s.k));

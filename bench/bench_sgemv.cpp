@@ -104,18 +104,8 @@ void bench_shape(cublasHandle_t h, const Source& src, char t, int m, int n) {
     const SgemvKernel k = SgemvKernel(ki);
     if (myblas::sgemv_can_implement(k, problem(0, ygot))) continue;
     // Verify, timing this first call to keep slow rungs to a few repetitions.
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
     CK(cudaMemset(ygot, 0xff, size_t(ly) * 4));  // NaN: every element must be written
-    CK(cudaEventRecord(e0, nullptr));
-    CK(myblas::sgemv_run(k, problem(0, ygot), nullptr));
-    CK(cudaEventRecord(e1, nullptr));
-    CK(cudaDeviceSynchronize());
-    float first_ms;
-    CK(cudaEventElapsedTime(&first_ms, e0, e1));
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
+    const float first_ms = bench::time_once_ms([&] { CK(myblas::sgemv_run(k, problem(0, ygot), nullptr)); });
     CK(cudaMemcpy(hgot.data(), ygot, size_t(ly) * 4, cudaMemcpyDeviceToHost));
     double worst = 0;
     for (int i = 0; i < ly; ++i) {

@@ -65,6 +65,23 @@ inline void print_device_and_command(int argc, char** argv) {
 // timed call streams its operands from device memory.
 constexpr size_t kRotateBytes = 256u << 20;
 
+// Milliseconds of one call of f, between two events on the legacy default stream, synchronised
+// (the benchmarks time each kernel's verification call to pick how often to repeat it).
+inline float time_once_ms(const std::function<void()>& f) {
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  CK(cudaEventRecord(e0, nullptr));
+  f();
+  CK(cudaEventRecord(e1, nullptr));
+  CK(cudaDeviceSynchronize());
+  float ms;
+  CK(cudaEventElapsedTime(&ms, e0, e1));
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  return ms;
+}
+
 // Median microseconds of f(set): `warmups` calls, then `reps` calls, each between two events
 // on the legacy default stream; sets rotate so consecutive calls touch different memory.
 inline double time_calls(const std::function<void(int)>& f, int nsets, int reps, int warmups = 3) {
