@@ -35,6 +35,7 @@
 #include <mutex>
 
 #include "core/problem.h"
+#include "kernels/gemm_args.h"  // aligned16
 
 namespace myblas {
 namespace hgemm_detail {
@@ -367,8 +368,6 @@ cudaError_t launch_variant(const CUtensorMap& bt, const CUtensorMap& at, const P
   hgemm_wgmma_tma_kernel<kBtMN, kAtMN><<<grid, kThreads, kSmemBytes, s>>>(bt, at, p);  // limit raised in device_ready
   return cudaGetLastError();
 }
-
-bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 
 }  // namespace
 

@@ -6,38 +6,16 @@
 #include <cstdint>
 
 #include "core/problem.h"
+#include "kernels/gemm_args.h"
 
 namespace myblas {
 namespace sgemm_detail {
 
-// C(i, j) = c[i + j*ldc]; op(A)(i, l) and op(B)(l, j) are read through lda/ldb as ta/tb say.
-// Leading dimensions are 64-bit so that j*ldc never overflows.
-struct Args {
-  const float* a;
-  const float* b;
-  float* c;
-  int64_t lda, ldb, ldc;
-  int m, n, k;
-  float alpha, beta;
-};
-
-inline Args make_args(const GemmProblem& p) {
-  Args g;
-  g.a = static_cast<const float*>(p.a);
-  g.b = static_cast<const float*>(p.b);
-  g.c = static_cast<float*>(p.c);
-  g.lda = p.lda;
-  g.ldb = p.ldb;
-  g.ldc = p.ldc;
-  g.m = p.m;
-  g.n = p.n;
-  g.k = p.k;
-  g.alpha = p.alpha;
-  g.beta = p.beta;
-  return g;
-}
-
-__host__ __device__ inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
+// The device-side view of a problem (kernels/gemm_args.h): C(i, j) = c[i + j*ldc], 64-bit
+// leading dimensions.
+using Args = GemmArgs<float>;
+inline Args make_args(const GemmProblem& p) { return make_gemm_args<float>(p); }
+using myblas::aligned16;
 
 // op(A)(i, l) and op(B)(l, j) for a transpose known at compile time.
 template <bool TA>

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "core/problem.h"
+#include "kernels/gemm_args.h"
 
 namespace myblas {
 namespace sgemv_detail {
@@ -40,7 +41,7 @@ inline Args make_args(const GemvProblem& p) {
   return g;
 }
 
-inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
+using myblas::aligned16;  // kernels/gemm_args.h
 // float4 loads down the columns of A are legal when every column starts 16-byte aligned.
 inline bool a_vectorizable(const GemvProblem& p) { return aligned16(p.a) && p.lda % 4 == 0; }
 // float4 loads of x: unit stride and 16-byte aligned.
