@@ -44,14 +44,15 @@ struct DevOperand {
 
 // Every CUDA step is checked. On failure the stream is drained first, so nothing still in
 // flight can touch the caller's memory while the CPU redoes the call.
-// MYBLAS_TEST_FAULT=<point> makes the step fail as if CUDA had refused it: the step does not
-// run (a failed launch, allocation or copy does nothing), so a device C is left as it was. The
-// "sync" point reports failure after the work ran; it is only reached when C was staged, so the
-// caller's C is never written by a failed call.
-#define MYBLAS_CUDA_TRY(point, expr, what)                                             \
+// MYBLAS_TEST_FAULT=<point> makes a step fail as if CUDA had refused it: MYBLAS_CUDA_TRY's step
+// does not run (a failed launch, allocation or copy does nothing), so a device C is left as it
+// was. MYBLAS_CUDA_SYNC (the final synchronisation, the "sync" point) runs and then reports the
+// failure; it is only reached when C was staged, so the caller's C is never written by a failed
+// call.
+#define MYBLAS_CUDA_STEP_(point, expr, what, run_when_injected)                        \
   do {                                                                                 \
     const bool injected_ = fault_injected(point);                                      \
-    cudaError_t e_ = injected_ && std::strcmp(point, "sync") != 0 ? cudaSuccess : (expr); \
+    const cudaError_t e_ = injected_ && !(run_when_injected) ? cudaSuccess : (expr);   \
     if (e_ != cudaSuccess || injected_) {                                              \
       *why = injected_ ? std::string("injected fault at ") + point + " (" + what + ")" \
                        : note_cuda_error(e_, what);                                    \
@@ -60,6 +61,8 @@ struct DevOperand {
       return false;                                                                    \
     }                                                                                  \
   } while (0)
+#define MYBLAS_CUDA_TRY(point, expr, what) MYBLAS_CUDA_STEP_(point, expr, what, false)
+#define MYBLAS_CUDA_SYNC(expr, what) MYBLAS_CUDA_STEP_("sync", expr, what, true)
 
 bool in_place(Mem mem, int owner, int device) {
   return mem == Mem::managed || (mem == Mem::device && owner == device);
@@ -235,7 +238,7 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel
     std::vector<unsigned char> result(size_t(p.m) * size_t(p.n) * es);
     MYBLAS_CUDA_TRY("copy", copy_matrix(result.data(), p.m, c.ptr, c.ld, p.m, p.n, es, s),
                     "copying C back");
-    MYBLAS_CUDA_TRY("sync", cudaStreamSynchronize(s), "the GEMM on the GPU");
+    MYBLAS_CUDA_SYNC(cudaStreamSynchronize(s), "the GEMM on the GPU");
     for (int j = 0; j < p.n; ++j)
       std::memcpy(static_cast<unsigned char*>(p.c) + size_t(j) * size_t(p.ldc) * es,
                   result.data() + size_t(j) * size_t(p.m) * es, size_t(p.m) * es);
@@ -329,7 +332,7 @@ bool gpu_gemv(const GemvProblem& p, const SgemvKernel* kernel, std::string* why)
   if (!y_here) {  // as for C: the caller's y changes only once the whole result is back
     std::vector<float> result(static_cast<size_t>(ly));
     MYBLAS_CUDA_TRY("copy", copy_vector(result.data(), 1, y, 1, ly, 4, s), "copying y back");
-    MYBLAS_CUDA_TRY("sync", cudaStreamSynchronize(s), "the GEMV on the GPU");
+    MYBLAS_CUDA_SYNC(cudaStreamSynchronize(s), "the GEMV on the GPU");
     const int64_t step = p.incy < 0 ? -int64_t(p.incy) : p.incy;
     for (int i = 0; i < ly; ++i) p.y[i * step] = result[size_t(i)];
     return true;
