@@ -46,7 +46,16 @@ __device__ __forceinline__ void load_tile(float* dst, const float* x, int64_t ld
       const int gp = p0 + p, gl = k0 + l;
       int valid = gl < k ? extent - gp : 0;
       valid = valid < 0 ? 0 : valid > 4 ? 4 : valid;
-      cp_async16(dst + l * LDS + p, valid ? x + gp + int64_t(gl) * ld : x, valid);
+      const float* src = valid ? x + gp + int64_t(gl) * ld : x;
+      if (valid == 4 || valid == 0) {
+        cp_async16(dst + l * LDS + p, src, valid);  // whole chunk, or zero fill (reads nothing)
+      } else {
+        // A chunk cut by the edge along p (m or n): element by element, so no copy names an
+        // address past the operand (a 16-byte copy with a source size reads only that many bytes
+        // by PTX, but compute-sanitizer counts all 16 and stops the kernel at the operand's end).
+#pragma unroll
+        for (int q = 0; q < 4; ++q) cp_async4(dst + l * LDS + p + q, q < valid ? src + q : x, q < valid);
+      }
     }
   } else if (L == kContigScalar) {
 #pragma unroll
