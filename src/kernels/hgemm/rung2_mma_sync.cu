@@ -80,12 +80,11 @@ struct OperandTile {
 // Copies one operand, k tile after k tile, into the stage tiles: tile x(p0 .. p0+P-1, k0 ..
 // k0+BK-1), zero past (pext, kext). Element (p, l) is x[l + p*ld] when KC, else x[p + l*ld].
 // Each thread owns chunks kRowStep rows apart (a multiple of 8, so all of them share one swizzle
-// term), addressed from one running pointer. VEC (base 16-byte aligned, ld % 8 == 0): every
-// chunk is one 16-byte cp.async whose source size is the part inside the matrix (0 .. 16 bytes;
-// the rest is zero-filled, and nothing is read past the source size). There is deliberately no
-// branch between a 16-byte copy for whole chunks and half-by-half loads for edge chunks: built
-// with CUDA 13.0, that version read 16 bytes past the matrix on k tails (compute-sanitizer, wrong
-// results) and ran 4-5x slower on the H100, as if whole chunks had taken the slow path. !VEC:
+// term), addressed from one running pointer. VEC (base 16-byte aligned, ld % 8 == 0): whole
+// chunks are one 16-byte cp.async, chunks wholly outside one zero-filling cp.async that reads
+// nothing, chunks cut by the edge 4-byte cp.async word by word. (An earlier branch to half-by-half
+// register loads for edge chunks gave wrong k tails and 4-5x slower kernels on the H100 with
+// CUDA 13.0, when the cp.async wrappers had no "memory" clobber; they have one now.) !VEC:
 // every chunk half by half through registers.
 template <bool KC, int P, int BK, int THREADS, bool VEC>
 struct OperandLoader {
@@ -116,6 +115,19 @@ struct OperandLoader {
 
   // Loads the next k tile into `tile` and moves on to the one after.
   __device__ __forceinline__ void load(__half* tile) {
+    // Every chunk of this thread inside the matrix (all but the edge tiles): one 16-byte copy
+    // each, with nothing else in the loop (a per-chunk edge branch here cost the 4096^3 kernel
+    // a third of its speed on the H100).
+    const bool whole = KC ? p + (kPerThread - 1) * kRowStep < pext && l + 8 <= kext
+                          : p + 8 <= pext && l + (kPerThread - 1) * kRowStep < kext;
+    if (VEC && whole) {
+#pragma unroll
+      for (int r = 0; r < kPerThread; ++r)
+        cp_async16(tile + soff + r * kRowStep * T::kRowLen, src + r * row_step, 16);
+      src += k_step;
+      l += BK;
+      return;
+    }
 #pragma unroll
     for (int r = 0; r < kPerThread; ++r) {
       const int pr = KC ? p + r * kRowStep : p, lr = KC ? l : l + r * kRowStep;
@@ -124,7 +136,22 @@ struct OperandLoader {
       __half* d = tile + soff + r * kRowStep * T::kRowLen;
       const __half* s = src + r * row_step;
       if constexpr (VEC) {
-        cp_async16(d, run > 0 ? s : base, run * 2);
+        if (run == 8 || run == 0) {
+          cp_async16(d, run > 0 ? s : base, run * 2);  // whole chunk, or zero fill (reads nothing)
+        } else {
+          // A chunk cut by the edge: word by word, so no copy names an address past the operand
+          // (a 16-byte copy with a source size reads only that many bytes by PTX, but
+          // compute-sanitizer counts all 16 and stops the kernel at the operand's end). A word
+          // with only its first half inside goes through a register.
+          const unsigned short* xs = reinterpret_cast<const unsigned short*>(s);
+#pragma unroll
+          for (int w = 0; w < 4; ++w) {
+            if (2 * w + 1 == run)
+              *reinterpret_cast<unsigned*>(d + 2 * w) = xs[2 * w];
+            else
+              cp_async4(d + 2 * w, 2 * w + 2 <= run ? s + 2 * w : base, 2 * w + 2 <= run);
+          }
+        }
       } else {
         const unsigned short* xs = reinterpret_cast<const unsigned short*>(s);
         unsigned short h[8];
