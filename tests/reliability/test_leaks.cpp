@@ -1,6 +1,7 @@
 // No leaks across 10,000 failing calls. One ctest entry per fault point (MYBLAS_TEST_FAULT =
-// alloc, copy, cublas, pin, pipeline; MYBLAS_BACKEND=cublas so that host calls go to the GPU
-// too): every call whose GPU path hits the point fails there and is completed on the CPU, or,
+// alloc, copy, cublas, pin, pipeline, device, sync with MYBLAS_BACKEND=cublas so that host calls
+// go to the GPU too; launch with MYBLAS_BACKEND=kernels, as only our kernels' launches reach it):
+// every call whose GPU path hits the point fails there and is completed on the CPU, or,
 // for "pipeline", finished on the CPU from the panel where the pipeline failed. A failure
 // path that forgets to free a device buffer, a pinned staging buffer, a stream or a host
 // copy shows up as memory growth over 10,000 calls.
@@ -93,6 +94,11 @@ Reach reaches_fault(const std::string& point, const Spec& s) {
     return s.routine == Routine::hgemm && !scale ? Reach::either : Reach::no;
   }
   if (point == "copy") return when(out_on_host);  // C/y is copied in, or back
+  if (point == "sync") return when(out_on_host);  // the wait before a staged C/y is read back
+  if (point == "device") return Reach::yes;       // cudaSetDevice starts every GPU call
+  // Under MYBLAS_BACKEND=kernels every GEMM runs one of our kernels (or the scaling kernel);
+  // an SGEMV no kernel takes goes to cuBLAS.
+  if (point == "launch") return gemm ? Reach::yes : Reach::either;
   if (point == "cublas") return when(!scale);     // alpha == 0 is our scaling kernel, not cuBLAS
   if (point == "pin") return when(s.place == reltest::kAllHost && gemm && !scale);  // pipeline only
   return Reach::no;  // "pipeline": the columns already final stay, so the call still reports cublas
@@ -118,12 +124,12 @@ std::vector<std::string> warnings(const std::string& log) {
 TEST(LeaksDevice, TenThousandFailingCalls) {
   if (!myblas_gpu_available()) GTEST_SKIP() << "no usable CUDA device: no GPU path to fail";
   const std::string point = env("MYBLAS_TEST_FAULT"), log = env("MYBLAS_LOG");
-  ASSERT_TRUE(!point.empty() && !log.empty() && env("MYBLAS_BACKEND") == "cublas")
-      << "run through ctest (MYBLAS_TEST_FAULT, MYBLAS_LOG, MYBLAS_BACKEND=cublas)";
+  ASSERT_TRUE(!point.empty() && !log.empty() && env("MYBLAS_BACKEND") == (point == "launch" ? "kernels" : "cublas"))
+      << "run through ctest (MYBLAS_TEST_FAULT, MYBLAS_LOG, MYBLAS_BACKEND=cublas, or kernels for launch)";
   std::ofstream(log, std::ios::trunc).close();  // before the library opens it (append mode)
 
   // Device operands only where the point can hit them (pin and pipeline are host-array steps).
-  const bool device_too = point == "alloc" || point == "copy" || point == "cublas";
+  const bool device_too = point != "pin" && point != "pipeline";
   const int places[] = {reltest::kAllHost, reltest::kAllDevice, reltest::kInputsOnDevice};
   Limits lim;
   lim.min_dim = 1;  // no quick returns: each call reaches the GPU path

@@ -172,10 +172,13 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel
     return false;
   void* cptr = const_cast<void*>(c.ptr);
   if (p.scale_only()) {
-    cudaError_t e = p.routine == Routine::hgemm
+    // The launch inside the step: an injected launch failure must run nothing (a device C
+    // scaled here and again by the CPU redo had beta applied twice).
+    MYBLAS_CUDA_TRY("launch",
+                    p.routine == Routine::hgemm
                         ? scale_matrix_f16(static_cast<uint16_t*>(cptr), c.ld, p.m, p.n, p.beta, s)
-                        : scale_matrix_f32(static_cast<float*>(cptr), c.ld, p.m, p.n, p.beta, s);
-    MYBLAS_CUDA_TRY("launch", e, "the beta-scaling kernel");
+                        : scale_matrix_f32(static_cast<float*>(cptr), c.ld, p.m, p.n, p.beta, s),
+                    "the beta-scaling kernel");
   } else {
     DevOperand a, b;
     if (!matrix_in(p.a, p.mem_a, owner_a, dev, p.lda, p.a_rows(), p.a_cols(), es, true, s, &a, why) ||
