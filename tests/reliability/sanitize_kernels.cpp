@@ -848,6 +848,40 @@ void api_auto(const std::string& g, std::mt19937_64& rng, Tally* t) {
   api_gemv(g, {{129, 67}}, Place::device, api_sgemv("cublas|kernels"), rng, t);
 }
 
+// HGEMM 64^3, beta == 0, on device operands whose C was never written (cudaMalloc only), then
+// C copied back with cudaMemcpy: what initcheck reports for it under MYBLAS_BACKEND=cublas
+// (cuBLAS's kernel writes C) and =kernels (our wgmma kernel does). The host-array pipeline's
+// C tiles are such fresh buffers; the driver's other cases fill C first (guards, NaN).
+void probe_hgemm_fresh_c(const std::string& g, std::mt19937_64& rng, Tally* t) {
+  const int n = 64;
+  std::vector<uint16_t> ha(size_t(n) * n), hb(size_t(n) * n), hc(size_t(n) * n, 0);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  for (auto& x : ha) x = myblas_float_to_half(u(rng));
+  for (auto& x : hb) x = myblas_float_to_half(u(rng));
+  uint16_t *a = nullptr, *b = nullptr, *c = nullptr;
+  const size_t bytes = ha.size() * sizeof(uint16_t);
+  cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&a), bytes);
+  if (e == cudaSuccess) e = cudaMalloc(reinterpret_cast<void**>(&b), bytes);
+  if (e == cudaSuccess) e = cudaMalloc(reinterpret_cast<void**>(&c), bytes);
+  if (e == cudaSuccess) e = cudaMemcpy(a, ha.data(), bytes, cudaMemcpyHostToDevice);
+  if (e == cudaSuccess) e = cudaMemcpy(b, hb.data(), bytes, cudaMemcpyHostToDevice);
+  if (e == cudaSuccess) {
+    const uint16_t one = myblas_float_to_half(1.f), zero = myblas_float_to_half(0.f);
+    hgemm_("N", "N", &n, &n, &n, &one, a, &n, b, &n, &zero, c, &n);
+    e = cudaDeviceSynchronize();
+  }
+  if (e == cudaSuccess) e = cudaMemcpy(hc.data(), c, bytes, cudaMemcpyDeviceToHost);
+  double want = 0.0;  // C(0,0)
+  for (int l = 0; l < n; ++l)
+    want += double(myblas_half_to_float(ha[size_t(l) * n])) * myblas_half_to_float(hb[size_t(l)]);
+  ++t->run;
+  std::printf("%s: path %s, %s, C(0,0) %g (want %g)\n", g.c_str(), myblas_last_path(), cudaGetErrorName(e),
+              double(myblas_half_to_float(hc[0])), want);
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(c);
+}
+
 // ---- groups ------------------------------------------------------------------------------------
 struct Group {
   std::string name;
@@ -933,6 +967,10 @@ std::vector<Group> make_groups() {
   groups.push_back({"probe.cp_async4_last", probe(kProbeCp4Last)});
   groups.push_back({"probe.cp_async16_src4_last", probe(kProbeCp16Src4Last)});
   groups.push_back({"probe.cp_async16_src0_last", probe(kProbeCp16Src0Last)});
+  groups.push_back({"probe.hgemm64_fresh_c_cublas", probe_hgemm_fresh_c, "cublas", nullptr});
+  groups.push_back({"probe.hgemm64_fresh_c_kernels", probe_hgemm_fresh_c, "kernels", nullptr});
+  groups.push_back({"probe.bulk_store_copy", probe(kProbeBulkStore)});
+  groups.push_back({"probe.plain_store_copy", probe(kProbeBulkStoreControl)});
   return groups;
 }
 

@@ -4,7 +4,8 @@
 // a plain load, cp.async of 4 bytes, and cp.async of 16 bytes with src-size 4 or 0 (PTX: only
 // src-size bytes are read, the rest of the 16 zero-filled), which the pipelined SGEMM kernels
 // issue at the edges of A and B. Two controls must be reported: a load one float past the end
-// (memcheck) and a load of an element never written (initcheck).
+// (memcheck) and a load of an element never written (initcheck). The store probes ask whether
+// initcheck sees a bulk (TMA-style) store as initialising memory, by copying its result back.
 #include <cuda_runtime.h>
 
 #include "reliability/sanitizer_probe.h"
@@ -38,9 +39,43 @@ __global__ void probe_kernel(const float* x, float* out, int mode) {
   out[0] = s[0] + s[1] + s[2] + s[3];
 }
 
+// Four floats 0.25 to out[0..3]: through shared memory and one bulk copy (sm_90: the kind of
+// store TMA epilogues make), or plain stores.
+__global__ void store_kernel(float* out, bool bulk) {
+  __shared__ __align__(16) float s[4];
+  if (!bulk) {
+    for (int i = 0; i < 4; ++i) out[i] = 0.25f;
+    return;
+  }
+  for (int i = 0; i < 4; ++i) s[i] = 0.25f;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // s visible to the bulk copy
+  const unsigned src = static_cast<unsigned>(__cvta_generic_to_shared(s));
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], 16;\n" ::"l"(out), "r"(src) : "memory");
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+  asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+#else
+  for (int i = 0; i < 4; ++i) out[i] = s[i];
+#endif
+}
+
+cudaError_t store_probe(bool bulk, float* result) {
+  float* out = nullptr;
+  cudaError_t e = cudaMalloc(&out, 4 * sizeof(float));
+  if (e != cudaSuccess) return e;
+  store_kernel<<<1, 1>>>(out, bulk);
+  e = cudaGetLastError();
+  float h[4] = {};
+  if (e == cudaSuccess) e = cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost);
+  *result = h[0] + h[1] + h[2] + h[3];
+  cudaFree(out);
+  return e;
+}
+
 }  // namespace
 
 cudaError_t sanitizer_probe(int mode, float* result) {
+  if (mode == kProbeBulkStore || mode == kProbeBulkStoreControl) return store_probe(mode == kProbeBulkStore, result);
   float *x = nullptr, *out = nullptr;
   cudaError_t e = cudaMalloc(&x, 5 * sizeof(float));
   if (e != cudaSuccess) return e;

@@ -10,8 +10,12 @@ enum ProbeMode {
   kProbeCp4Last,       // cp.async 4 bytes of the last float
   kProbeCp16Src4Last,  // cp.async 16 bytes with src-size 4 at the last float
   kProbeCp16Src0Last,  // cp.async 16 bytes with src-size 0 at the last float
+  kProbeBulkStore,     // cp.async.bulk of 16 bytes shared -> global (as TMA-store epilogues do),
+                       // then cudaMemcpy of those bytes to the host: is the store seen as a write?
+  kProbeBulkStoreControl,  // the same with plain stores instead (must not be reported)
 };
 
 // Runs one probe on a fresh 5-float allocation (only the last float written); *result gets
-// what the kernel read (the shared copy's sum for the cp.async modes).
+// what the kernel read (the shared copy's sum for the cp.async modes; for the store modes, the
+// sum of the 4 floats copied back to the host, 4 * 0.25 = 1 when the store happened).
 cudaError_t sanitizer_probe(int mode, float* result);
