@@ -3,8 +3,9 @@
 // kernels that dispatch may pick. Every kernel handles any m, n >= 1, lda >= m, negative and
 // non-unit increments, beta == 0 without reading y, and misaligned operands (a scalar-load
 // variant is chosen at launch); results are deterministic: split kernels reduce their partial
-// sums in a fixed split order, in a second launch (*_split) or in the last block of each group
-// to finish (*_lastblock, whose only atomic is the arrival counter that elects that block).
+// sums in a fixed split order, in a second launch (*_split), in the last block of each group
+// to finish (*_lastblock, whose only atomic is the arrival counter that elects that block), or
+// across the blocks of a thread-block cluster through distributed shared memory (*_cluster).
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -25,8 +26,10 @@ enum class SgemvKernel {
   t_lanegroup_split,     // T: as t_lanegroup, rows also split over blocks + ordered 2nd stage
   n_rowblock_lastblock,  // N: as n_rowblock_split in one launch, last block reduces in order
   t_lanegroup_lastblock, // T: a warp per column, float4, row split in one launch (last block)
+  n_rowblock_cluster,    // N: as n_rowblock, columns split over a cluster, reduced through DSMEM
+  t_lanegroup_cluster,   // T: as t_lanegroup_lastblock, rows split over a cluster, DSMEM reduce
 };
-constexpr int kSgemvKernelCount = 10;
+constexpr int kSgemvKernelCount = 12;
 
 const char* sgemv_kernel_name(SgemvKernel k);
 bool sgemv_kernel_from_name(const char* name, SgemvKernel* out);
@@ -42,11 +45,17 @@ SgemvKernel sgemv_choose(const GemvProblem& p);
 
 // Launches on `stream`. p is validated (m, n > 0, lda >= max(1, m), incx, incy != 0, x and y
 // point at their lowest-addressed element). alpha == 0 scales y by beta without reading A or x.
-// Split kernels take their scratch from a per-device stream-ordered pool (cudaMallocFromPoolAsync,
-// freed with cudaFreeAsync on the same stream; the pool keeps up to 64 MiB cached); the
-// *_lastblock kernels from a second pool that keeps what it holds and whose memory is zero
-// whenever free (src/kernels/sgemv/split_reduce.cu), so concurrent calls on any streams are safe.
+// The *_split and *_lastblock kernels take their scratch from a per-device stream-ordered pool
+// (cudaMallocFromPoolAsync, freed with cudaFreeAsync on the same stream; the pool keeps up to
+// 64 MiB cached; *_lastblock zeroes its counters with a cudaMemsetAsync), so concurrent calls on
+// any streams are safe; the *_cluster kernels use no scratch (one launch).
 // Returns the launch error (cudaGetLastError), or the allocation error.
 cudaError_t sgemv_run(SgemvKernel k, const GemvProblem& p, cudaStream_t stream);
+
+// For the benchmark's sweep: a *_cluster kernel with `cluster` blocks per cluster (a power of
+// two up to the device's limit; 1: no cluster, one block per row or column block) instead of
+// the launcher's choice. Other kernels run as sgemv_run. (On devices without thread-block
+// clusters, compute capability < 9.0, the *_cluster kernels run the *_lastblock split.)
+cudaError_t sgemv_run_cluster(SgemvKernel k, const GemvProblem& p, int cluster, cudaStream_t stream);
 
 }  // namespace myblas

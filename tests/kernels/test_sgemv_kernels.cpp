@@ -2,7 +2,8 @@
 // compared with OpenBLAS: sizes off every tile (1, 3, 31, 33, 1000, 4097, 100000 x 3, ...),
 // both transposes, increments in {-3, -1, 1, 2}, padded lda with guards that must survive,
 // NaN in y with beta == 0, operands misaligned by one float, alpha == 0, and two runs that must
-// agree bit for bit; the single-pass split kernels also on two streams at once. Error bound per element: (len(x) + 2) * 4 * eps * (|alpha| sum |a||x| + |beta y|).
+// agree bit for bit; the single-pass split kernels also on two streams at once, and the cluster
+// kernels with every cluster size. Error bound per element: (len(x) + 2) * 4 * eps * (|alpha| sum |a||x| + |beta y|).
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -42,11 +43,11 @@ struct Case {
 
 bool is_n_kernel(SgemvKernel k) {
   return k == SgemvKernel::n_rowblock || k == SgemvKernel::n_rowblock_split ||
-         k == SgemvKernel::n_rowblock_lastblock;
+         k == SgemvKernel::n_rowblock_lastblock || k == SgemvKernel::n_rowblock_cluster;
 }
 bool is_t_kernel(SgemvKernel k) {
   return k == SgemvKernel::t_lanegroup || k == SgemvKernel::t_lanegroup_split ||
-         k == SgemvKernel::t_lanegroup_lastblock;
+         k == SgemvKernel::t_lanegroup_lastblock || k == SgemvKernel::t_lanegroup_cluster;
 }
 
 // Runs one case; returns false (with a failure already reported) on any mismatch.
@@ -211,7 +212,7 @@ TEST(SgemvKernelTable, ChooseReturnsAProductionKernelThatCanRun) {
 
 // The single-pass split kernels elect the last block of each group with a counter in their
 // scratch: calls in flight at the same time on two streams must not share counters or partial
-// sums, and every call must leave its counters reset for the next user of that memory. Each
+// sums (the cluster kernels have no scratch: they are here as the same check). Each
 // stream runs 12 calls with its own x into its own NaN-poisoned y; every result must equal,
 // bit for bit, the same call run alone (itself checked against a float64 host sum).
 TEST(SgemvKernelConcurrency, LastblockOnTwoStreams) {
@@ -220,7 +221,9 @@ TEST(SgemvKernelConcurrency, LastblockOnTwoStreams) {
   struct Shape { SgemvKernel k; char t; int m, n; };
   // Shapes that split: N with 8 row blocks (dozens of column splits), T with 63 column blocks.
   const Shape shapes[] = {{SgemvKernel::n_rowblock_lastblock, 'N', 1000, 20000},
-                          {SgemvKernel::t_lanegroup_lastblock, 'T', 20000, 1000}};
+                          {SgemvKernel::t_lanegroup_lastblock, 'T', 20000, 1000},
+                          {SgemvKernel::n_rowblock_cluster, 'N', 1000, 20000},
+                          {SgemvKernel::t_lanegroup_cluster, 'T', 20000, 1000}};
   for (const Shape& sh : shapes) {
     SCOPED_TRACE(std::string(myblas::sgemv_kernel_name(sh.k)) + " " + sh.t + " " + std::to_string(sh.m) +
                  "x" + std::to_string(sh.n) + " seed " + std::to_string(mbtest::test_seed()));
@@ -280,6 +283,75 @@ TEST(SgemvKernelConcurrency, LastblockOnTwoStreams) {
       for (int it = 1; it <= kIters; ++it)
         EXPECT_EQ(std::memcmp(got.data(), got.data() + size_t(it) * ly, size_t(ly) * sizeof(float)), 0)
             << "stream " << s << " call " << it << " differs from the call alone";
+    }
+  }
+}
+
+// The cluster kernels with each cluster size the benchmark sweeps (1 = no cluster), on shapes
+// whose splits are ragged or empty (4097 rows in 16 splits of 384; 33 columns in 16 splits),
+// misaligned A and strided, negative increments: each result against a float64 host sum, and
+// two runs of the same size bitwise equal.
+TEST(SgemvKernelCluster, EveryClusterSize) {
+  REQUIRE_GPU();
+  struct Shape { SgemvKernel k; char t; int m, n, lda, incx, incy, offset; };
+  const Shape shapes[] = {{SgemvKernel::n_rowblock_cluster, 'N', 1000, 1000, 1000, 1, 1, 0},
+                          {SgemvKernel::n_rowblock_cluster, 'N', 33, 4097, 36, -3, 2, 0},
+                          {SgemvKernel::n_rowblock_cluster, 'N', 257, 33, 257, 1, -1, 1},
+                          {SgemvKernel::t_lanegroup_cluster, 'T', 1000, 1000, 1000, 1, 1, 0},
+                          {SgemvKernel::t_lanegroup_cluster, 'T', 4097, 33, 4100, 2, -3, 0},
+                          {SgemvKernel::t_lanegroup_cluster, 'T', 2000, 9, 2001, 1, 1, 1}};
+  for (const Shape& sh : shapes) {
+    const int lx = sh.t == 'N' ? sh.n : sh.m, ly = sh.t == 'N' ? sh.m : sh.n;
+    std::mt19937_64 rng(mbtest::test_seed() ^ uint64_t(sh.m * 31 + sh.n));
+    mbtest::Matrix a(sh.m, sh.n, sh.lda, rng);
+    mbtest::Vector x(lx, sh.incx, rng), y(ly, sh.incy, rng);
+    y.fill_nan();  // beta == 0: y is never read
+    DevBuf da(a.buf, sh.offset), dx(x.buf, sh.offset), dy(y.buf, sh.offset);
+    myblas::GemvProblem p;
+    p.ta = sh.t == 'N' ? myblas::Op::N : myblas::Op::T;
+    p.m = sh.m;
+    p.n = sh.n;
+    p.lda = sh.lda;
+    p.incx = sh.incx;
+    p.incy = sh.incy;
+    p.alpha = -0.5f;
+    p.beta = 0.f;
+    p.a = da.ptr + mbtest::Matrix::kPad;
+    p.x = dx.ptr + mbtest::Vector::kPad;
+    p.y = dy.ptr + mbtest::Vector::kPad;
+    p.mem_a = p.mem_x = p.mem_y = myblas::Mem::device;
+    for (int c : {1, 2, 4, 8, 16}) {
+      SCOPED_TRACE(std::string(myblas::sgemv_kernel_name(sh.k)) + " " + sh.t + " " + std::to_string(sh.m) + "x" +
+                   std::to_string(sh.n) + " cluster " + std::to_string(c) + " seed " +
+                   std::to_string(mbtest::test_seed()));
+      mbtest::Vector got = y, again = y;
+      dy.upload(y.buf);
+      ASSERT_EQ(myblas::sgemv_run_cluster(sh.k, p, c, nullptr), cudaSuccess);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      dy.download(&got.buf);
+      dy.upload(y.buf);
+      ASSERT_EQ(myblas::sgemv_run_cluster(sh.k, p, c, nullptr), cudaSuccess);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      dy.download(&again.buf);
+      EXPECT_EQ(std::memcmp(got.buf.data(), again.buf.data(), got.buf.size() * sizeof(float)), 0) << "two runs differ";
+      EXPECT_EQ(got.damaged_guards(), 0) << "y's guards or gaps were written";
+      double worst = 0;
+      int worst_i = 0;
+      for (int i = 0; i < ly; ++i) {
+        double want = 0, scale = 0;
+        for (int l = 0; l < lx; ++l) {
+          const double v = double(sh.t == 'N' ? a.at(i, l) : a.at(l, i)) * x.at(l);
+          want += v;
+          scale += std::fabs(v);
+        }
+        want *= p.alpha;
+        const double r = std::fabs(got.at(i) - want) / ((lx + 2) * 4.0 * FLT_EPSILON * 0.5 * scale);
+        if (!(r <= worst)) {
+          worst = r;
+          worst_i = i;
+        }
+      }
+      EXPECT_LE(worst, 1.0) << "worst y[" << worst_i << "] got " << got.at(worst_i) << " (error/bound)";
     }
   }
 }

@@ -1,5 +1,5 @@
-// Production SGEMV, op(A) = A: row blocks streamed with float4 loads (kernels n_rowblock and
-// n_rowblock_split).
+// Production SGEMV, op(A) = A: row blocks streamed with float4 loads (kernels n_rowblock,
+// n_rowblock_split, n_rowblock_lastblock and n_rowblock_cluster).
 //
 // What changed from rung 4: rung 4 gives each thread one row and walks every column, so a warp
 // moves 128 bytes per load instruction and a block of 256 rows is the only unit of parallelism
@@ -17,7 +17,14 @@
 //   - n_rowblock_lastblock splits the same way in ONE launch: the last block to finish of each
 //     row block (found with a counter, common.cuh arrive_last) adds its 128 rows' partials in
 //     split order. That saves the second launch and its wait for the whole grid (~7% of a
-//     4096^2 call, bench/results/h100-sgemv-2026-11-22.md).
+//     4096^2 call, bench/results/h100-sgemv-2026-11-22.md), but pays a memset of the counters,
+//     a fence, an atomic and a second read of the partials through L2;
+//   - n_rowblock_cluster splits the columns over the C = gridDim.y blocks of a thread-block
+//     cluster (Hopper, C <= 16): each block keeps its 128 partial sums in shared memory, and
+//     after cluster.sync() the blocks read each other's sums through distributed shared memory
+//     and add them in rank order (common.cuh cluster_reduce_ordered). One launch with no
+//     scratch, no counters, no memset; for small and mid shapes the column split then puts the
+//     whole matrix's loads in flight in one round instead of several rounds per warp.
 // If A is misaligned or lda % 4 != 0 the same kernel runs with scalar loads (a lane owns rows
 // lane, lane+32, lane+64, lane+96 of the block), still coalesced.
 #include <algorithm>
@@ -52,11 +59,14 @@ __device__ __forceinline__ void axpy4(float4 a, float x, float (&acc)[4]) {
   acc[3] = fmaf(a.w, x, acc[3]);
 }
 
+// @tparam VA float4 loads of A (A 16-byte aligned, lda % 4 == 0)
+// @tparam CL launched as clusters of gridDim.y blocks (kernel n_rowblock_cluster)
 // Grid: (ceil(m / kRows), splits). Block (bx, by) computes rows [bx*kRows, +kRows) over columns
-// [by*cols_per_split, +cols_per_split). partial == nullptr: store y; else store partial sums
-// to partial[by*m + row], and with counters (kernel n_rowblock_lastblock) the last block of
-// row block bx adds them up and stores y.
-template <bool VA>
+// [by*cols_per_split, +cols_per_split). CL: the cluster of row block bx adds the splits' sums
+// through distributed shared memory and stores y. Else partial == nullptr: store y; else store
+// partial sums to partial[by*m + row], and with counters (kernel n_rowblock_lastblock) the last
+// block of row block bx adds them up and stores y.
+template <bool VA, bool CL>
 __global__ __launch_bounds__(kThreads, VA ? 4 : 2) void sgemv_n_rowblock_float4(Args g, int cols_per_split,
                                                                     float* partial, unsigned* counters) {
   static_assert(kThreads == 2 * kRows, "the last block adds each row's splits with two threads");
@@ -64,7 +74,7 @@ __global__ __launch_bounds__(kThreads, VA ? 4 : 2) void sgemv_n_rowblock_float4(
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
   const int row0 = blockIdx.x * kRows;
   const int r = VA ? row0 + 4 * lane : row0 + lane;  // this lane's first row
-  const int c0 = blockIdx.y * cols_per_split;
+  const int c0 = min(g.n, int(blockIdx.y) * cols_per_split);  // a cluster's last splits may be empty
   const int c1 = min(g.n, c0 + cols_per_split);
   const int per = (c1 - c0 + kWarps - 1) / kWarps;
   const int wc0 = min(c1, c0 + warp * per), wc1 = min(c1, wc0 + per);  // this warp's columns
@@ -96,6 +106,19 @@ __global__ __launch_bounds__(kThreads, VA ? 4 : 2) void sgemv_n_rowblock_float4(
     for (int q = 0; q < 4; ++q) rw[lane + 32 * q] = acc[q];
   }
   __syncthreads();
+  if constexpr (CL) {
+    __shared__ float split_sums[kRows];  // (kRows) this split's sums, read by the whole cluster
+    if (threadIdx.x < kRows) {
+      float s = 0.f;
+#pragma unroll
+      for (int w = 0; w < kWarps; ++w) s += reinterpret_cast<const float*>(red[w])[threadIdx.x];
+      split_sums[threadIdx.x] = s;
+    }
+    cluster_reduce_ordered<kRows>(split_sums, [&](int t, float s) {
+      if (row0 + t < g.m) store_y(g.y0 + int64_t(row0 + t) * g.incy, s, g.alpha, g.beta);
+    });
+    return;
+  }
   if (threadIdx.x < kRows) {
     const int t = threadIdx.x;
     float s = 0.f;
@@ -112,7 +135,7 @@ __global__ __launch_bounds__(kThreads, VA ? 4 : 2) void sgemv_n_rowblock_float4(
   if (!counters || !arrive_last(counters + blockIdx.x)) return;
 
   // Last block of this row block: thread (h, t) adds splits [h*half, ...) of row row0 + t in
-  // order, then zeroes them (the scratch contract); the two halves are added in order.
+  // order; the two halves are added in order.
   const int t = threadIdx.x % kRows, h = threadIdx.x / kRows;
   const int row = row0 + t;
   const int half = (gridDim.y + 1) / 2;
@@ -122,7 +145,6 @@ __global__ __launch_bounds__(kThreads, VA ? 4 : 2) void sgemv_n_rowblock_float4(
     float* pp = partial + row;
 #pragma unroll 8
     for (int k = k0; k < k1; ++k) sum += __ldcg(pp + int64_t(k) * g.m);
-    for (int k = k0; k < k1; ++k) __stcg(pp + int64_t(k) * g.m, 0.f);
   }
   float* upper = reinterpret_cast<float*>(red);  // (kRows) second-half sums; red is free again
   if (h == 1) upper[t] = sum;
@@ -132,13 +154,37 @@ __global__ __launch_bounds__(kThreads, VA ? 4 : 2) void sgemv_n_rowblock_float4(
 
 }  // namespace
 
-cudaError_t launch_n_rowblock(const GemvProblem& p, Split split, cudaStream_t s) {
+cudaError_t launch_n_rowblock(const GemvProblem& p, Split split, cudaStream_t s, int cluster) {
+  // Clusters need compute capability 9.0; elsewhere the cluster kernel is the last-block split.
+  if (split == Split::cluster && !device_has_clusters()) split = Split::lastblock;
   const Args g = make_args(p);
   const bool va = a_vectorizable(p);
-  void (*kern)(Args, int, float*, unsigned*) =
-      va ? sgemv_n_rowblock_float4<true> : sgemv_n_rowblock_float4<false>;
+  using Kern = void (*)(Args, int, float*, unsigned*);
+  const Kern kern = va ? sgemv_n_rowblock_float4<true, false> : sgemv_n_rowblock_float4<false, false>;
   const int row_blocks = (p.m + kRows - 1) / kRows;
   int splits = 1, cols_per_split = p.n;
+  if (split == Split::cluster) {
+    // One cluster per row block, C blocks splitting the columns: as many as fill the resident
+    // slots, each split at least kMinClusterCols columns, C a power of two and at most
+    // kAutoCluster (the benchmark may force C up to the device's limit). Measured on the H100
+    // (bench/results/h100-sgemv-2026-11-22-v3.md, sweep rows): C = 8 was the best or within
+    // noise of it from 512^2 to 4096^2; 16-block clusters were not faster anywhere.
+    const Kern ckern = va ? sgemv_n_rowblock_float4<true, true> : sgemv_n_rowblock_float4<false, true>;
+    constexpr int kMinClusterCols = 64;  // 8 per warp: one batch of kUnroll loads
+    constexpr int kAutoCluster = 8;
+    int c = cluster;
+    if (c <= 0) {
+      const int slots = device_slots(reinterpret_cast<const void*>(kern), kThreads, 0);
+      c = std::min({kAutoCluster, slots / row_blocks, p.n / kMinClusterCols});
+    }
+    c = pow2_floor(std::min(c, cluster_limit(reinterpret_cast<const void*>(ckern), kThreads)));
+    if (c <= 1) {
+      kern<<<dim3(unsigned(row_blocks), 1u), kThreads, 0, s>>>(g, p.n, nullptr, nullptr);
+      return cudaGetLastError();
+    }
+    return launch_clusters(ckern, dim3(unsigned(row_blocks), unsigned(c)), kThreads, c, s, g,
+                           (p.n + c - 1) / c, static_cast<float*>(nullptr), static_cast<unsigned*>(nullptr));
+  }
   if (split != Split::none) {
     // One wave of resident blocks: as many column splits as fill the free slots, each split
     // at least 64 columns (8 per warp) so the partial sums stay a small fraction of A.
@@ -156,9 +202,9 @@ cudaError_t launch_n_rowblock(const GemvProblem& p, Split split, cudaStream_t s)
   const size_t count = size_t(splits) * size_t(p.m);
   float* part = nullptr;
   cudaError_t e;
-  if (split == Split::lastblock && row_blocks <= kLastBlockCounters) {
+  if (split == Split::lastblock) {
     unsigned* counters = nullptr;
-    e = lastblock_scratch_alloc(&counters, &part, count, s);
+    e = lastblock_scratch_alloc(&counters, row_blocks, &part, count, s);
     if (e != cudaSuccess) return e;
     kern<<<dim3(unsigned(row_blocks), unsigned(splits)), kThreads, 0, s>>>(g, cols_per_split, part, counters);
     e = cudaGetLastError();

@@ -20,6 +20,8 @@ constexpr KernelEntry<SgemvKernel> kTable[kSgemvKernelCount] = {
     {SgemvKernel::t_lanegroup_split, "t_lanegroup_split", true},
     {SgemvKernel::n_rowblock_lastblock, "n_rowblock_lastblock", true},
     {SgemvKernel::t_lanegroup_lastblock, "t_lanegroup_lastblock", true},
+    {SgemvKernel::n_rowblock_cluster, "n_rowblock_cluster", true},
+    {SgemvKernel::t_lanegroup_cluster, "t_lanegroup_cluster", true},
 };
 
 constexpr int kConstantX = 16384;  // rung 3's __constant__ array, floats
@@ -61,27 +63,38 @@ const char* sgemv_can_implement(SgemvKernel k, const GemvProblem& p) {
     case SgemvKernel::t_lanegroup_lastblock:
       if (p.ta != Op::T) return "an op(A) = A^T kernel; the problem is not transposed";
       return nullptr;
+    case SgemvKernel::n_rowblock_cluster:
+      if (p.ta != Op::N) return "an op(A) = A kernel; the problem is transposed";
+      return nullptr;
+    case SgemvKernel::t_lanegroup_cluster:
+      if (p.ta != Op::T) return "an op(A) = A^T kernel; the problem is not transposed";
+      return nullptr;
     default:
       return nullptr;
   }
 }
 
-// Measured on the H100 (bench/results/h100-sgemv-2026-11-22-v2.md), event-timed calls beside
-// cuBLAS. The dispatch uses the measured table (data/dispatch-sm_90.csv, src/dispatch/table.cpp); this rule is
-// the fallback between production kernels and the benchmark's "chosen" column:
+// Measured on the H100 (bench/results/h100-sgemv-2026-11-22-v3.md), event-timed calls beside
+// cuBLAS. The dispatch uses the measured table (data/dispatch-sm_90.csv, src/dispatch/table.cpp);
+// this rule is the fallback between production kernels and the benchmark's "chosen" column:
 //   N: tiny problems (256^2) want n_rowblock's single cheap launch; one row block (m <= 128)
 //      with hundreds of column splits wants the two-pass split, whose 32x32-thread reduction
-//      blocks beat one last block adding 500 splits per row (64 x 1048576: 1.05x vs 0.98x);
-//      otherwise the single-pass n_rowblock_lastblock.
-//   T: small m (< 1024) wants t_lanegroup's narrow lane groups (64 x 1048576: 1.58x);
-//      otherwise t_lanegroup_lastblock (a warp per column, one launch: 4096^2 1.17-1.26x).
+//      blocks beat one last block adding 500 splits per row (64 x 1048576); up to 8192 columns
+//      n_rowblock_cluster (one launch, at most 8 column splits reduced in a cluster: 1024^2
+//      1.5-1.8x, 4096^2 1.03-1.08x); wider than that the column splits of n_rowblock_split.
+//   T: small m (< 1024) wants t_lanegroup's narrow lane groups (64 x 1048576: 1.58x); up to
+//      8192 rows t_lanegroup_cluster (at those sizes mostly no cluster: one warp per column in
+//      one plain launch, no scratch); taller, t_lanegroup_lastblock's row split.
+// (Where the device has no clusters the *_cluster launchers run the *_lastblock split.)
 SgemvKernel sgemv_choose(const GemvProblem& p) {
   const int64_t size = int64_t(p.m) * p.n;
   if (p.ta == Op::N) {
     if (size < (1 << 18)) return SgemvKernel::n_rowblock;
-    return p.m <= 128 ? SgemvKernel::n_rowblock_split : SgemvKernel::n_rowblock_lastblock;
+    if (p.m <= 128 || p.n > 8192) return SgemvKernel::n_rowblock_split;
+    return SgemvKernel::n_rowblock_cluster;
   }
-  return p.m < 1024 || size < (1 << 18) ? SgemvKernel::t_lanegroup : SgemvKernel::t_lanegroup_lastblock;
+  if (p.m < 1024 || size < (1 << 18)) return SgemvKernel::t_lanegroup;
+  return p.m <= 8192 ? SgemvKernel::t_lanegroup_cluster : SgemvKernel::t_lanegroup_lastblock;
 }
 
 cudaError_t sgemv_run(SgemvKernel k, const GemvProblem& p, cudaStream_t s) {
@@ -104,8 +117,18 @@ cudaError_t sgemv_run(SgemvKernel k, const GemvProblem& p, cudaStream_t s) {
     case SgemvKernel::t_lanegroup: return launch_t_lanegroup(p, Split::none, s);
     case SgemvKernel::t_lanegroup_split: return launch_t_lanegroup(p, Split::two_pass, s);
     case SgemvKernel::t_lanegroup_lastblock: return launch_t_lanegroup(p, Split::lastblock, s);
+    case SgemvKernel::n_rowblock_cluster: return launch_n_rowblock(p, Split::cluster, s);
+    case SgemvKernel::t_lanegroup_cluster: return launch_t_lanegroup(p, Split::cluster, s);
   }
   return cudaErrorInvalidValue;
+}
+
+cudaError_t sgemv_run_cluster(SgemvKernel k, const GemvProblem& p, int cluster, cudaStream_t s) {
+  using namespace sgemv_detail;
+  if (p.alpha == 0.f || sgemv_can_implement(k, p)) return sgemv_run(k, p, s);
+  if (k == SgemvKernel::n_rowblock_cluster) return launch_n_rowblock(p, Split::cluster, s, cluster);
+  if (k == SgemvKernel::t_lanegroup_cluster) return launch_t_lanegroup(p, Split::cluster, s, cluster);
+  return sgemv_run(k, p, s);
 }
 
 }  // namespace myblas

@@ -1,4 +1,5 @@
-// Second stage of the two-pass split kernels, scratch memory for all split kernels, and grid sizing.
+// Second stage of the two-pass split kernels, scratch memory for the split kernels, grid sizing
+// and the cluster limits.
 //
 // Split kernels (n_rowblock_split, t_lanegroup_split) write one partial result per split to
 // scratch; this kernel adds the splits for each output in split order, so the sum never depends
@@ -10,12 +11,13 @@
 // Scratch comes from one CUDA memory pool per device, created on first use, kept for the life
 // of the process, with a release threshold of 64 MiB: cudaMallocFromPoolAsync and cudaFreeAsync
 // are stream-ordered (concurrent calls on different streams get different memory) and, below the
-// threshold, reuse cached memory instead of asking the driver, so small calls need no memset
-// and no synchronisation. The single-pass *_lastblock kernels take counters and partials from a
-// second pool that never returns memory and is zero wherever free (see common.cuh).
+// threshold, reuse cached memory instead of asking the driver, so small calls need no
+// synchronisation. The single-pass *_lastblock kernels take their counters and partials from the
+// same pool and zero the counters with a cudaMemsetAsync per call (see common.cuh). The
+// *_cluster kernels need no scratch.
+#include <atomic>
 #include <cstdint>
 #include <mutex>
-#include <unordered_set>
 #include <vector>
 
 #include "kernels/sgemv/common.cuh"
@@ -47,9 +49,8 @@ __global__ __launch_bounds__(kOut* kSplitL) void sgemv_reduce_splits_ordered(
 
 std::mutex g_mu;
 cudaMemPool_t g_pools[kMaxDevices] = {};
-cudaMemPool_t g_lastblock_pools[kMaxDevices] = {};
-std::unordered_set<const void*> g_lastblock_seen;  // allocation starts already zeroed once
 int g_sms[kMaxDevices] = {};
+std::atomic<int> g_clusters[kMaxDevices] = {};  // 0 not asked yet, 1 compute capability >= 9.0, 2 not
 struct Occ {
   const void* kernel;
   int device, threads;
@@ -57,6 +58,11 @@ struct Occ {
   int blocks;
 };
 std::vector<Occ> g_occ;
+struct ClusterLimit {
+  const void* kernel;
+  int device, threads, blocks;
+};
+std::vector<ClusterLimit> g_cluster_limits;
 
 // keep: bytes the pool holds on to at synchronisation points (cudaMemPoolAttrReleaseThreshold).
 cudaError_t device_pool(cudaMemPool_t (&pools)[kMaxDevices], uint64_t keep, cudaMemPool_t* out) {
@@ -114,37 +120,69 @@ void scratch_free(float* ptr, cudaStream_t s) {
   if (ptr) cudaFreeAsync(ptr, s);
 }
 
-cudaError_t lastblock_scratch_alloc(unsigned** counters, float** partial, size_t count, cudaStream_t s) {
-  // The zero-when-free invariant needs the pool never to return memory to the driver (the same
-  // address could come back unzeroed): release threshold = everything.
-  cudaMemPool_t pool;
-  cudaError_t e = device_pool(g_lastblock_pools, UINT64_MAX, &pool);
+cudaError_t lastblock_scratch_alloc(unsigned** counters, int groups, float** partial, size_t count, cudaStream_t s) {
+  // Counters first, padded to 16 bytes so the partial sums keep the pool's alignment.
+  const size_t counter_floats = (size_t(groups) + 3) / 4 * 4;
+  float* p = nullptr;
+  cudaError_t e = scratch_alloc(&p, counter_floats + count, s);
   if (e != cudaSuccess) return e;
-  const size_t counter_bytes = size_t(kLastBlockCounters) * sizeof(unsigned);
-  void* p = nullptr;
-  e = cudaMallocFromPoolAsync(&p, counter_bytes + count * sizeof(float), pool, s);
-  if (e != cudaSuccess) return e;
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  bool zero = cudaStreamIsCapturing(s, &capture) != cudaSuccess || capture != cudaStreamCaptureStatusNone;
-  if (zero) {
-    cudaGetLastError();  // a refused capture query is not this call's error
-  } else {
-    std::lock_guard<std::mutex> lock(g_mu);
-    zero = g_lastblock_seen.insert(p).second;
-  }
-  if (zero && (e = cudaMemsetAsync(p, 0, counter_bytes, s)) != cudaSuccess) {
-    std::lock_guard<std::mutex> lock(g_mu);
-    g_lastblock_seen.erase(p);
-    cudaFreeAsync(p, s);
+  e = cudaMemsetAsync(p, 0, size_t(groups) * sizeof(unsigned), s);
+  if (e != cudaSuccess) {
+    scratch_free(p, s);
     return e;
   }
-  *counters = static_cast<unsigned*>(p);
-  *partial = reinterpret_cast<float*>(static_cast<char*>(p) + counter_bytes);
+  *counters = reinterpret_cast<unsigned*>(p);
+  *partial = p + counter_floats;
   return cudaSuccess;
 }
 
-void lastblock_scratch_free(unsigned* counters, cudaStream_t s) {
-  if (counters) cudaFreeAsync(counters, s);
+void lastblock_scratch_free(unsigned* counters, cudaStream_t s) { scratch_free(reinterpret_cast<float*>(counters), s); }
+
+bool device_has_clusters() {
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) {
+    cudaGetLastError();  // not this call's error: the launch that follows reports its own
+    return false;
+  }
+  int known = g_clusters[dev].load(std::memory_order_relaxed);
+  if (!known) {
+    int major = 0;
+    known = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major >= 9 ? 1 : 2;
+    g_clusters[dev].store(known, std::memory_order_relaxed);
+  }
+  return known == 1;
+}
+
+int cluster_limit(const void* kernel, int threads) {
+  if (!device_has_clusters()) return 1;
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return 1;
+  std::lock_guard<std::mutex> lock(g_mu);
+  for (const ClusterLimit& c : g_cluster_limits)
+    if (c.kernel == kernel && c.device == dev && c.threads == threads) return c.blocks;
+  // Sizes above 8 need the kernel's permission; a refusal only leaves the portable sizes.
+  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
+    cudaGetLastError();
+  int blocks = 1;
+  for (int c = kMaxCluster; c >= 2 && blocks == 1; c /= 2) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(1u, unsigned(c));
+    cfg.blockDim = dim3(unsigned(threads));
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = 1;
+    attr[0].val.clusterDim.y = unsigned(c);
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) == cudaSuccess && clusters > 0)
+      blocks = c;
+    else
+      cudaGetLastError();  // a refused size is not this call's error
+  }
+  g_cluster_limits.push_back({kernel, dev, threads, blocks});
+  return blocks;
 }
 
 cudaError_t reduce_partials(const float* partial, int splits, int len, float alpha, float beta,

@@ -1,5 +1,5 @@
-// Production SGEMV, op(A) = A^T: lane groups per column with float4 loads (kernels t_lanegroup
-// and t_lanegroup_split).
+// Production SGEMV, op(A) = A^T: lane groups per column with float4 loads (kernels t_lanegroup,
+// t_lanegroup_split, t_lanegroup_lastblock and t_lanegroup_cluster).
 //
 // What changed from rung 4: rung 4 gives a whole warp to each column with 4-byte loads and
 // stages x through shared memory with two barriers per tile. Here:
@@ -22,7 +22,13 @@
 //     columns alone (512 blocks, one launch, no scratch). With COLS = 2 (run 1 of
 //     bench/results/h100-sgemv-2026-11-22-v2.md) that shape needed a 2-way row split and was
 //     4% slower than warp_per_column. A row split, when needed, is ONE launch: the last block
-//     of each column block to finish (common.cuh arrive_last) adds the partials in split order.
+//     of each column block to finish (common.cuh arrive_last) adds the partials in split order;
+//   - t_lanegroup_cluster: t_lanegroup_lastblock's warps with the row split done by the C =
+//     gridDim.y blocks of a thread-block cluster (Hopper, C <= 16): each block keeps its 8
+//     columns' sums in shared memory and the cluster adds them in rank order through
+//     distributed shared memory (common.cuh cluster_reduce_ordered). One launch, no scratch,
+//     no counters, no memset; for mid shapes (1024^2) the row split leaves each lane one or
+//     two float4 loads per column, all in flight at once.
 // If A is misaligned or lda % 4 != 0, a lane reads single floats r, r+G, ... (still coalesced).
 #include <algorithm>
 
@@ -45,11 +51,14 @@ __device__ __forceinline__ float4 load_x4(const Args& g, int r) {
 // @tparam COLS columns per lane group at a time
 // @tparam VA   float4 loads of A (A 16-byte aligned, lda % 4 == 0)
 // @tparam VX   float4 loads of x (unit stride, 16-byte aligned)
+// @tparam CL   launched as clusters of gridDim.y blocks (kernel t_lanegroup_cluster)
 // Grid: (ceil(n / (kThreads/G*COLS)), splits). Block (bx, by) computes columns
-// [bx*kThreads/G*COLS, ...) over rows [by*rows_per_split, +rows_per_split). partial == nullptr:
-// store y; else store partial dot products to partial[by*n + col], and with counters (kernel
-// t_lanegroup_lastblock) the last block of column block bx adds them up and stores y.
-template <int G, int COLS, bool VA, bool VX>
+// [bx*kThreads/G*COLS, ...) over rows [by*rows_per_split, +rows_per_split). CL: the cluster of
+// column block bx adds the splits' dot products through distributed shared memory and stores y.
+// Else partial == nullptr: store y; else store partial dot products to partial[by*n + col], and
+// with counters (kernel t_lanegroup_lastblock) the last block of column block bx adds them up
+// and stores y.
+template <int G, int COLS, bool VA, bool VX, bool CL>
 __global__ __launch_bounds__(kThreads) void sgemv_t_lanegroup_float4(Args g, int rows_per_split,
                                                                      float* partial, unsigned* counters) {
   static_assert(G >= 4 && G <= kWarp && (G & (G - 1)) == 0, "G: a power of two in 4..32");
@@ -58,7 +67,7 @@ __global__ __launch_bounds__(kThreads) void sgemv_t_lanegroup_float4(Args g, int
   constexpr int kUnroll = COLS >= 4 ? 2 : 4;  // row steps in flight
   const int lg = threadIdx.x % G;
   const int col0 = (blockIdx.x * kGroups + threadIdx.x / G) * COLS;
-  const int r0 = blockIdx.y * rows_per_split;
+  const int r0 = min(g.m, int(blockIdx.y) * rows_per_split);  // a cluster's last splits may be empty
   const int r1 = min(g.m, r0 + rows_per_split);
   const float* colp[COLS];  // (COLS) columns of this group; past n, re-read column n-1
   float acc[COLS];          // (COLS) partial dot products of this lane
@@ -125,6 +134,19 @@ __global__ __launch_bounds__(kThreads) void sgemv_t_lanegroup_float4(Args g, int
   for (int c = 0; c < COLS; ++c)
 #pragma unroll
     for (int o = G / 2; o > 0; o /= 2) acc[c] += __shfl_xor_sync(0xffffffffu, acc[c], o);
+  constexpr int kCols = kGroups * COLS;  // columns per block
+  if constexpr (CL) {
+    __shared__ float split_sums[kCols];  // (kCols) this split's dot products, read by the cluster
+    if (lg == 0) {
+#pragma unroll
+      for (int c = 0; c < COLS; ++c) split_sums[threadIdx.x / G * COLS + c] = acc[c];
+    }
+    cluster_reduce_ordered<kCols>(split_sums, [&](int q, float sum) {
+      const int col = blockIdx.x * kCols + q;
+      if (col < g.n) store_y(g.y0 + int64_t(col) * g.incy, sum, g.alpha, g.beta);
+    });
+    return;
+  }
   if (lg == 0) {
 #pragma unroll
     for (int c = 0; c < COLS; ++c) {
@@ -139,8 +161,7 @@ __global__ __launch_bounds__(kThreads) void sgemv_t_lanegroup_float4(Args g, int
   if (!counters || !arrive_last(counters + blockIdx.x)) return;
 
   // Last block of this column block: thread (q, c) adds splits q, q + kParts, ... of column
-  // c in order and zeroes them (the scratch contract); part 0 adds the kParts sums in order.
-  constexpr int kCols = kGroups * COLS;    // columns per block
+  // c in order; part 0 adds the kParts sums in order.
   constexpr int kParts = kThreads / kCols;  // threads per column
   static_assert(kThreads % kCols == 0, "whole parts per column");
   __shared__ float sums[kParts][kCols];  // (kParts) x (kCols) part sums
@@ -151,7 +172,6 @@ __global__ __launch_bounds__(kThreads) void sgemv_t_lanegroup_float4(Args g, int
     float* pp = partial + col;
 #pragma unroll 4
     for (int k = q; k < int(gridDim.y); k += kParts) sum += __ldcg(pp + int64_t(k) * g.n);
-    for (int k = q; k < int(gridDim.y); k += kParts) __stcg(pp + int64_t(k) * g.n, 0.f);
   }
   sums[q][c] = sum;
   __syncthreads();
@@ -165,18 +185,49 @@ __global__ __launch_bounds__(kThreads) void sgemv_t_lanegroup_float4(Args g, int
 
 using Kern = void (*)(Args, int, float*, unsigned*);
 
-template <int G, int COLS>
+template <int G, int COLS, bool CL = false>
 Kern pick_variant(bool va, bool vx) {
-  if (va && vx) return sgemv_t_lanegroup_float4<G, COLS, true, true>;
-  if (va) return sgemv_t_lanegroup_float4<G, COLS, true, false>;
-  return sgemv_t_lanegroup_float4<G, COLS, false, false>;
+  if (va && vx) return sgemv_t_lanegroup_float4<G, COLS, true, true, CL>;
+  if (va) return sgemv_t_lanegroup_float4<G, COLS, true, false, CL>;
+  return sgemv_t_lanegroup_float4<G, COLS, false, false, CL>;
 }
 
 }  // namespace
 
-cudaError_t launch_t_lanegroup(const GemvProblem& p, Split split, cudaStream_t s) {
+cudaError_t launch_t_lanegroup(const GemvProblem& p, Split split, cudaStream_t s, int cluster) {
+  // Clusters need compute capability 9.0; elsewhere the cluster kernel is the last-block split.
+  if (split == Split::cluster && !device_has_clusters()) split = Split::lastblock;
   const Args g = make_args(p);
   const bool va = a_vectorizable(p), vx = va && x_vectorizable(p);
+  if (split == Split::cluster) {
+    // A warp per column, 8 columns per block (as t_lanegroup_lastblock); one cluster per column
+    // block, C blocks splitting the rows: as many as fill the resident slots, each split at
+    // least kMinClusterRows rows, C a power of two (the benchmark may force C up to the
+    // device's limit). Measured on the H100 (bench/results/h100-sgemv-2026-11-22-v3.md, sweep
+    // rows): from 256^2 to 8192^2 no cluster (C = 1: one plain launch, each warp walking its
+    // whole column) was the fastest or within noise, and every extra split cost more than it
+    // saved below 2048 rows per split. Rows per split are a multiple of 128 so that every split
+    // starts 16-byte aligned.
+    constexpr int kMinClusterRows = 2048;
+    constexpr int kAlignRows = 4 * kWarp;
+    constexpr int kCols = kThreads / kWarp;  // columns per block
+    const Kern kern = pick_variant<32, 1>(va, vx);
+    const Kern ckern = pick_variant<32, 1, true>(va, vx);
+    const int col_blocks = (p.n + kCols - 1) / kCols;
+    int c = cluster;
+    if (c <= 0) {
+      const int slots = device_slots(reinterpret_cast<const void*>(kern), kThreads, 0);
+      c = std::min(slots / col_blocks, p.m / kMinClusterRows);
+    }
+    c = pow2_floor(std::min(c, cluster_limit(reinterpret_cast<const void*>(ckern), kThreads)));
+    if (c <= 1) {
+      kern<<<dim3(unsigned(col_blocks), 1u), kThreads, 0, s>>>(g, p.m, nullptr, nullptr);
+      return cudaGetLastError();
+    }
+    const int rows_per_split = ((p.m + c - 1) / c + kAlignRows - 1) / kAlignRows * kAlignRows;
+    return launch_clusters(ckern, dim3(unsigned(col_blocks), unsigned(c)), kThreads, c, s, g, rows_per_split,
+                           static_cast<float*>(nullptr), static_cast<unsigned*>(nullptr));
+  }
   // Lanes per column: each lane should read >= 2 float4 of a column; small m gets small groups.
   // A split kernel's rows per split are large, so it always uses whole warps.
   const int quads = (p.m + 3) / 4;
@@ -221,9 +272,9 @@ cudaError_t launch_t_lanegroup(const GemvProblem& p, Split split, cudaStream_t s
   const size_t count = size_t(splits) * size_t(p.n);
   float* part = nullptr;
   cudaError_t e;
-  if (split == Split::lastblock && col_blocks <= kLastBlockCounters) {
+  if (split == Split::lastblock) {
     unsigned* counters = nullptr;
-    e = lastblock_scratch_alloc(&counters, &part, count, s);
+    e = lastblock_scratch_alloc(&counters, col_blocks, &part, count, s);
     if (e != cudaSuccess) return e;
     kern<<<dim3(unsigned(col_blocks), unsigned(splits)), kThreads, 0, s>>>(g, rows_per_split, part, counters);
     e = cudaGetLastError();
