@@ -6,15 +6,21 @@
 // the measured interval for both), after warm-up, over operand sets rotated through >= 256 MiB
 // when one set is smaller (so every call streams from HBM, not from the 50 MB L2), and report
 // the median and ratio_vs_cublas = t_cublas / t_kernel (> 1: the kernel is faster).
-// A 1x1 launch (one thread) is timed in the same run as the launch floor.
+// A 1x1 launch (one thread) is timed in the same run as the launch floor. Beside each event
+// time, the host's own time inside the call (steady_clock around it, no synchronisation) is
+// kept: the part of a small call that is host work before the GPU can start.
+// The cluster kernels are also timed with each cluster size forced (rows "sgemv-cluster",
+// path "kernel:<name>/c<C>", C = 1 meaning no cluster) on shapes up to 8192^2.
 //
 // Output: CSV with columns routine,path,trans,m,n,k,time_us,gflops,gbps,ratio_vs_cublas
-// (k = 0 for gemv) preceded by '#' header lines; a '#' summary table follows the CSV.
+// (k = 0 for gemv) preceded by '#' header lines; '#' tables of host time per call and the
+// summary follow the CSV.
 // Options: --quick (two small shapes), --reps=N (default 30), --shapes=big|small|all.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -37,13 +43,53 @@ int g_reps = 30;
 bool g_failed = false;
 using bench::Source;
 
-using bench::time_calls;
+// As bench::time_calls (events on the legacy default stream around each call, median after
+// warm-up, sets rotated), and also the median host time spent inside f itself.
+struct Timing {
+  double event_us, host_us;
+};
+Timing time_calls(const std::function<void(int)>& f, int nsets, int reps, int warmups = 3) {
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  for (int w = 0; w < warmups; ++w) f(w % nsets);
+  CK(cudaDeviceSynchronize());
+  std::vector<float> t;
+  std::vector<double> h;
+  for (int r = 0; r < reps; ++r) {
+    CK(cudaEventRecord(e0, nullptr));
+    const auto h0 = std::chrono::steady_clock::now();
+    f((r + warmups) % nsets);
+    const auto h1 = std::chrono::steady_clock::now();
+    CK(cudaEventRecord(e1, nullptr));
+    CK(cudaEventSynchronize(e1));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    t.push_back(ms * 1000.f);
+    h.push_back(std::chrono::duration<double, std::micro>(h1 - h0).count());
+  }
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  std::sort(t.begin(), t.end());
+  std::sort(h.begin(), h.end());
+  return {t[t.size() / 2], h[h.size() / 2]};
+}
 
-void row(const char* path, char t, int m, int n, double us, double ratio) {
+struct HostRow {
+  std::string path;
+  char t;
+  int m, n;
+  Timing time;
+};
+std::vector<HostRow> g_host;
+
+void row(const char* routine, const char* path, char t, int m, int n, Timing tm, double ratio) {
   const int lx = t == 'N' ? n : m, ly = t == 'N' ? m : n;
   const double bytes = 4.0 * (double(m) * n + lx + ly);
-  std::printf("sgemv,%s,%c,%d,%d,0,%.2f,%.1f,%.1f,%.3f\n", path, t, m, n, us,
+  const double us = tm.event_us;
+  std::printf("%s,%s,%c,%d,%d,0,%.2f,%.1f,%.1f,%.3f\n", routine, path, t, m, n, us,
               2.0 * m * n / us / 1e3, bytes / us / 1e3, ratio);
+  if (int64_t(m) * n <= 4096 * 4096) g_host.push_back({path, t, m, n, tm});
 }
 
 struct Summary {
@@ -80,8 +126,9 @@ void bench_shape(cublasHandle_t h, const Source& src, char t, int m, int n) {
   CK(cudaMemcpy(href.data(), yref, size_t(ly) * 4, cudaMemcpyDeviceToHost));
 
   auto cublas_call = [&](int i) { CB(cublasSgemv(h, op, m, n, &one, A(i), m, X(i), 1, &zero, Y(i), 1)); };
-  const double t_cublas = time_calls(cublas_call, nsets, g_reps);
-  row("cublas", t, m, n, t_cublas, 1.0);
+  const Timing tc = time_calls(cublas_call, nsets, g_reps);
+  const double t_cublas = tc.event_us;
+  row("sgemv", "cublas", t, m, n, tc, 1.0);
 
   auto problem = [&](int i, float* y) {
     myblas::GemvProblem p;
@@ -100,34 +147,53 @@ void bench_shape(cublasHandle_t h, const Source& src, char t, int m, int n) {
   Summary sum{t, m, n, t_cublas, 1e30, 0, "", ""};
   const SgemvKernel chosen = myblas::sgemv_choose(problem(0, ygot));
   sum.chosen = myblas::sgemv_kernel_name(chosen);
-  for (int ki = 0; ki < myblas::kSgemvKernelCount; ++ki) {
-    const SgemvKernel k = SgemvKernel(ki);
-    if (myblas::sgemv_can_implement(k, problem(0, ygot))) continue;
-    // Verify, timing this first call to keep slow rungs to a few repetitions.
+  // Verifies y (from one call into ygot) against cuBLAS; false after reporting a failure.
+  auto verify = [&](const std::string& path, const std::function<void()>& call, float* first_ms) {
     CK(cudaMemset(ygot, 0xff, size_t(ly) * 4));  // NaN: every element must be written
-    const float first_ms = bench::time_once_ms([&] { CK(myblas::sgemv_run(k, problem(0, ygot), nullptr)); });
+    *first_ms = bench::time_once_ms(call);
     CK(cudaMemcpy(hgot.data(), ygot, size_t(ly) * 4, cudaMemcpyDeviceToHost));
     double worst = 0;
     for (int i = 0; i < ly; ++i) {
       const double d = std::fabs(double(hgot[size_t(i)]) - href[size_t(i)]) / (std::fabs(double(href[size_t(i)])) + 1.0);
       if (!(d <= worst)) worst = d;
     }
+    if (worst <= 1e-5 * std::sqrt(double(lx))) return true;
+    std::fprintf(stderr, "VERIFY FAILED %s %c %dx%d: max rel diff %.3g\n", path.c_str(), t, m, n, worst);
+    g_failed = true;
+    return false;
+  };
+  for (int ki = 0; ki < myblas::kSgemvKernelCount; ++ki) {
+    const SgemvKernel k = SgemvKernel(ki);
+    if (myblas::sgemv_can_implement(k, problem(0, ygot))) continue;
+    // Verify, timing this first call to keep slow rungs to a few repetitions.
     const std::string path = std::string("kernel:") + myblas::sgemv_kernel_name(k);
-    if (!(worst <= 1e-5 * std::sqrt(double(lx)))) {
-      std::fprintf(stderr, "VERIFY FAILED %s %c %dx%d: max rel diff %.3g\n", path.c_str(), t, m, n, worst);
-      g_failed = true;
-      continue;
-    }
+    float first_ms = 0;
+    if (!verify(path, [&] { CK(myblas::sgemv_run(k, problem(0, ygot), nullptr)); }, &first_ms)) continue;
     const int reps = first_ms > 20.f ? 3 : first_ms > 2.f ? 10 : g_reps;
     auto call = [&](int i) { CK(myblas::sgemv_run(k, problem(i, Y(i)), nullptr)); };
-    const double us = time_calls(call, nsets, reps);
-    row(path.c_str(), t, m, n, us, t_cublas / us);
+    const Timing tk = time_calls(call, nsets, reps);
+    const double us = tk.event_us;
+    row("sgemv", path.c_str(), t, m, n, tk, t_cublas / us);
     if (myblas::sgemv_kernel_is_production(k) && us < sum.best_us) {
       sum.best_us = us;
       sum.best = myblas::sgemv_kernel_name(k);
     }
     if (k == chosen) sum.chosen_us = us;
   }
+  // The cluster kernels with each cluster size forced.
+  if (int64_t(m) * n <= int64_t(8192) * 8192)
+    for (SgemvKernel k : {SgemvKernel::n_rowblock_cluster, SgemvKernel::t_lanegroup_cluster}) {
+      if (myblas::sgemv_can_implement(k, problem(0, ygot))) continue;
+      for (int c : {1, 2, 4, 8, 16}) {
+        const std::string path = std::string("kernel:") + myblas::sgemv_kernel_name(k) + "/c" + std::to_string(c);
+        float first_ms = 0;
+        if (!verify(path, [&] { CK(myblas::sgemv_run_cluster(k, problem(0, ygot), c, nullptr)); }, &first_ms))
+          continue;
+        auto call = [&](int i) { CK(myblas::sgemv_run_cluster(k, problem(i, Y(i)), c, nullptr)); };
+        const Timing tk = time_calls(call, nsets, g_reps);
+        row("sgemv-cluster", path.c_str(), t, m, n, tk, t_cublas / tk.event_us);
+      }
+    }
   g_summary.push_back(sum);
   CK(cudaFree(yref));
   CK(cudaFree(ygot));
@@ -170,11 +236,13 @@ int main(int argc, char** argv) {
     p.a = buf;
     p.x = buf + 4;
     p.y = buf + 8;
-    const double us = time_calls([&](int) { CK(myblas::sgemv_run(SgemvKernel::thread_per_row, p, nullptr)); }, 1, 50);
-    std::printf("launch,empty-1x1-thread_per_row,N,1,1,0,%.2f,0,0,0\n", us);
+    const Timing us = time_calls([&](int) { CK(myblas::sgemv_run(SgemvKernel::thread_per_row, p, nullptr)); }, 1, 50);
+    std::printf("launch,empty-1x1-thread_per_row,N,1,1,0,%.2f,0,0,0\n", us.event_us);
+    g_host.push_back({"empty-1x1-thread_per_row", 'N', 1, 1, us});
     const float one = 1.f, zero = 0.f;
-    const double uc = time_calls([&](int) { CB(cublasSgemv(h, CUBLAS_OP_N, 1, 1, &one, buf, 1, buf + 4, 1, &zero, buf + 8, 1)); }, 1, 50);
-    std::printf("launch,cublas-1x1,N,1,1,0,%.2f,0,0,0\n", uc);
+    const Timing uc = time_calls([&](int) { CB(cublasSgemv(h, CUBLAS_OP_N, 1, 1, &one, buf, 1, buf + 4, 1, &zero, buf + 8, 1)); }, 1, 50);
+    std::printf("launch,cublas-1x1,N,1,1,0,%.2f,0,0,0\n", uc.event_us);
+    g_host.push_back({"cublas-1x1", 'N', 1, 1, uc});
     CK(cudaFree(buf));
   }
 
@@ -185,7 +253,7 @@ int main(int argc, char** argv) {
     if (shapes != "small")
       list.insert(list.end(), {{4096, 4096}, {8192, 8192}, {16384, 16384}, {32768, 32768},
                                {1048576, 64}, {64, 1048576}, {100000, 1000}, {1000, 100000}});
-    if (shapes != "big") list.insert(list.end(), {{1024, 1024}, {256, 256}});
+    if (shapes != "big") list.insert(list.end(), {{2048, 2048}, {1024, 1024}, {512, 512}, {256, 256}});
   }
   for (const S& s : list)
     for (char t : {'N', 'T'}) {
@@ -193,6 +261,11 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     }
   cublasDestroy(h);
+
+  std::printf("# host time per call (median us inside the call: launch and host work, no wait), beside its event time\n");
+  std::printf("# %-36s %-2s %8s %8s | %8s %8s\n", "path", "t", "m", "n", "host_us", "event_us");
+  for (const HostRow& r : g_host)
+    std::printf("# %-36s %-2c %8d %8d | %8.2f %8.2f\n", r.path.c_str(), r.t, r.m, r.n, r.time.host_us, r.time.event_us);
 
   std::printf("# summary: best production kernel and sgemv_choose's pick per shape (ratio = t_cublas / t)\n");
   std::printf("# %-2s %8s %8s | %9s %7s | %-18s %9s %6s | %-18s %6s\n", "t", "m", "n", "cublas_us",

@@ -31,8 +31,8 @@ import re
 import sys
 from collections import defaultdict
 
-CANDIDATES = {"n_rowblock", "n_rowblock_split", "n_rowblock_lastblock", "t_lanegroup", "t_lanegroup_split",
-              "t_lanegroup_lastblock", "warp_per_column"}
+CANDIDATES = {"n_rowblock", "n_rowblock_split", "n_rowblock_lastblock", "n_rowblock_cluster", "t_lanegroup",
+              "t_lanegroup_split", "t_lanegroup_lastblock", "t_lanegroup_cluster", "warp_per_column"}
 HEADER = "routine,trans,mem,m,n,k,path,kernel,time_us,ratio"
 
 
