@@ -79,10 +79,19 @@ groups_of() {
 wgmma_opt=()
 "$cs" --help 2>&1 | grep -q -- "--check-warpgroup-mma" && wgmma_opt=(--check-warpgroup-mma yes)
 
+# initcheck does not see the stores of cuBLAS's HGEMM kernels (probe.hgemm64_fresh_c_cublas: C
+# written only by cublasGemmEx and copied back is reported uninitialised, values right; the
+# same with our kernel is not), so for the api groups, whose host-array pipeline downloads
+# such fresh C tiles, its checks of host API copies are off; their results are still compared
+# with a reference. The probe groups keep the checks, to show the blind spot.
+api_opt=()
+"$cs" --help 2>&1 | grep -q -- "--check-api-memory-access" && api_opt=(--check-api-memory-access no)
+
 run_one() {
   local tool=$1 group=$2 log=$out/$1/$2.log
   local opts=(--tool "$tool" --error-exitcode 1)
   [ "$tool" = memcheck ] && opts+=(--leak-check full "${wgmma_opt[@]}")
+  [ "$tool" = initcheck ] && [ "${group#api.}" != "$group" ] && opts+=("${api_opt[@]}")
   local t0=$SECONDS rc
   echo "# $cs ${opts[*]} $driver $group" > "$log"
   timeout --kill-after=30 "$limit" "$cs" "${opts[@]}" "$driver" "$group" >> "$log" 2>&1

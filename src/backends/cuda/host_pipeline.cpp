@@ -25,6 +25,20 @@ constexpr size_t kPinnedKeep = size_t(1) << 30;  // cache at most this much betw
 std::mutex g_pinned_mutex;
 std::multimap<size_t, void*> g_pinned_free;
 size_t g_pinned_cached = 0;
+pid_t g_pinned_pid = 0;  // the process whose exit handler frees the cache (0: none registered)
+
+// At exit (or when the library is unloaded: glibc's atexit in a shared object runs there),
+// the cached buffers go back with cudaFreeHost. The handler is registered at the first buffer
+// cached, after the CUDA runtime registered its own, so it runs while the runtime is still up.
+// Not in a fork child (its copy of the map names the parent's pinned memory) and not after
+// the context was lost. Buffers held by calls still running are not in the cache.
+void free_pinned_cache() {
+  std::lock_guard<std::mutex> lock(g_pinned_mutex);
+  if (g_pinned_pid != getpid() || gpu_lost()) return;
+  for (auto& kv : g_pinned_free) cudaFreeHost(kv.second);
+  g_pinned_free.clear();
+  g_pinned_cached = 0;
+}
 
 class Pinned {
  public:
@@ -57,6 +71,10 @@ class Pinned {
     if (!ptr_) return;
     std::lock_guard<std::mutex> lock(g_pinned_mutex);
     if (g_pinned_cached + size_ <= kPinnedKeep) {
+      if (g_pinned_pid != getpid()) {
+        g_pinned_pid = getpid();
+        std::atexit(free_pinned_cache);
+      }
       g_pinned_free.emplace(size_, ptr_);
       g_pinned_cached += size_;
     } else {
