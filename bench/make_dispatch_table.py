@@ -9,17 +9,30 @@ in EVERY given run (the worst run decides, so noise cannot put a slower kernel i
 else cuBLAS. Only kernels that handle every valid problem are candidates (the ladder rungs that
 refuse shapes, or that share process-wide state such as x_constant, are not).
 
+Device SGEMM rows (--sgemm: bench_sgemm runs, our kernels called directly beside cublasSgemm):
+for every measured (trans, m, n, k), the best production SGEMM kernel when its ratio to cuBLAS is
+>= 1.0 in every given run that measured the shape (at least two), else cuBLAS; beta "*".
+
+Device GEMM rows through the library (--blas: bench_blas runs; its paths myblas-cublas and
+myblas-kernels are the library forced onto each GPU path, "-b<beta>" marking beta != 0): HGEMM
+takes our kernel (--hgemm-kernel, the one the library ran there: our choice for aligned operands)
+where its slowest run beat the library's fastest cuBLAS-path run, per beta kind (0 or 1: the
+cuBLAS path with beta != 0 computes into FP32 scratch to round once, so the answer differs; with
+beta == 0 it is one cublasGemmEx call, so the runs of cuBLAS called directly count too); SGEMM shapes
+that only these runs measured get cuBLAS rows (no kernel measured there), beta "*".
+
 Host rows (--host: bench/run_host_bench.sh output, host arrays end to end): for each routine
 and measured shape, the GPU pipeline ("best_gpu" rows: MYBLAS_BACKEND=cublas) where it was
 faster than the CPU BLAS ("openblas" rows: OpenBLAS called directly, which is what myblas's CPU
 path calls), else the CPU.
 
-Columns: routine,trans,mem,m,n,k,path,kernel,time_us,ratio
+Columns: routine,trans,mem,m,n,k,beta,path,kernel,time_us,ratio
   time_us  the chosen path's median time (device rows: mean over the runs)
   ratio    the margin that decided: device rows t_cublas / t_kernel of the best kernel, worst
            over the runs (a kernel is chosen iff >= 1); host rows t_cpu / t_gpu (GPU iff > 1)
 
-usage: bench/make_dispatch_table.py [--arch sm_90] [--sgemv RUN.csv ...] [--host HOST.csv ...]
+usage: bench/make_dispatch_table.py [--arch sm_90] [--sgemv RUN.csv ...] [--sgemm RUN.csv ...]
+                                    [--blas RUN.csv ...] [--hgemm-kernel NAME] [--host HOST.csv ...]
                                     [-o data/dispatch-sm_90.csv]
 --arch defaults to the "sm_XY" that the inputs' header lines name (bench_sgemv and
 run_host_bench.sh write it); it is needed for the output's name and header.
@@ -33,7 +46,9 @@ from collections import defaultdict
 
 CANDIDATES = {"n_rowblock", "n_rowblock_split", "n_rowblock_lastblock", "n_rowblock_cluster", "t_lanegroup",
               "t_lanegroup_split", "t_lanegroup_lastblock", "t_lanegroup_cluster", "warp_per_column"}
-HEADER = "routine,trans,mem,m,n,k,path,kernel,time_us,ratio"
+SGEMM_CANDIDATES = {"pipelined_128x128x16_s3", "pipelined_128x128x16_s4", "skinny_r16"}
+HGEMM_CANDIDATES = {"mma_sync_128x256x64_s3", "mma_sync_128x128x64_s3", "wgmma_tma_128x256x64_s4"}
+HEADER = "routine,trans,mem,m,n,k,beta,path,kernel,time_us,ratio"
 
 
 def read_rows(path):
@@ -87,7 +102,89 @@ def device_rows(paths):
         if not ts:
             sys.exit("make_dispatch_table: no %s time for sgemv %s %dx%d" % (chosen, t, m, n))
         path, name = ("kernels", kernel) if chosen != "cublas" else ("cublas", "-")
-        rows.append(("sgemv", t, "device", m, n, 0, path, name, sum(ts) / len(ts), ratio))
+        rows.append(("sgemv", t, "device", m, n, 0, "*", path, name, sum(ts) / len(ts), ratio))
+    return rows
+
+
+def sgemm_rows(paths):
+    """bench_sgemm runs: kernel:<name> beside cublas per (trans, m, n, k)."""
+    ratios = defaultdict(list)  # (trans, m, n, k, kernel) -> ratio per run that measured it
+    times = defaultdict(list)   # (trans, m, n, k, path) -> time_us per run
+    shape_runs = defaultdict(int)
+    for path in paths:
+        seen = set()
+        for r in read_rows(path)[1]:
+            if r["routine"] != "sgemm":
+                continue
+            shape = (r["trans"], int(r["m"]), int(r["n"]), int(r["k"]))
+            if r["path"] == "cublas":
+                times[shape + ("cublas",)].append(float(r["time_us"]))
+                if shape not in seen:
+                    shape_runs[shape] += 1
+                    seen.add(shape)
+                continue
+            kernel = r["path"][len("kernel:"):] if r["path"].startswith("kernel:") else None
+            if kernel not in SGEMM_CANDIDATES:
+                continue
+            ratios[shape + (kernel,)].append(float(r["ratio_vs_cublas"]))
+            times[shape + (kernel,)].append(float(r["time_us"]))
+    best = {}
+    for (t, m, n, k, kernel), rs in ratios.items():
+        shape = (t, m, n, k)
+        if len(rs) != shape_runs[shape]:
+            continue  # measured in every run that measured the shape
+        cur = best.get(shape)
+        if cur is None or min(rs) > cur[1]:
+            best[shape] = (kernel, min(rs), len(rs))
+    rows = []
+    for shape in sorted(shape_runs):
+        kernel, ratio, runs = best.get(shape, (None, 0.0, 0))
+        win = kernel is not None and ratio >= 1.0 and runs >= 2
+        ts = times[shape + ((kernel,) if win else ("cublas",))]
+        if kernel is None:
+            ratio = 1.0  # no kernel measured here
+        rows.append(("sgemm",) + shape[:1] + ("device",) + shape[1:] +
+                    ("*", "kernels" if win else "cublas", kernel if win else "-", sum(ts) / len(ts), ratio))
+    return rows
+
+
+def blas_rows(paths, hgemm_kernel, sgemm_measured):
+    """bench_blas runs through the library: myblas-kernels vs myblas-cublas per shape and beta."""
+    times = defaultdict(lambda: defaultdict(list))  # (routine, trans, m, n, k, beta) -> path -> [us]
+    for path in paths:
+        for r in read_rows(path)[1]:
+            if r["routine"] not in ("sgemm", "hgemm"):
+                continue
+            m = re.fullmatch(r"(cublas|myblas-cublas|myblas-kernels)(-b(.+))?", r["path"])
+            if not m:
+                continue
+            beta = "1" if m.group(2) and float(m.group(3)) != 0.0 else "0"
+            key = (r["routine"], r["trans"], int(r["m"]), int(r["n"]), int(r["k"]), beta)
+            times[key][m.group(1)].append(float(r["time_us"]))
+    rows = []
+    sgemm_seen = set()
+    for key in sorted(times):
+        routine, t, m, n, k, beta = key
+        lib = times[key]
+        if "myblas-cublas" not in lib:
+            continue
+        mean_cublas = sum(lib["myblas-cublas"]) / len(lib["myblas-cublas"])
+        if routine == "sgemm":
+            if (t, m, n, k) in sgemm_measured or (t, m, n, k) in sgemm_seen:
+                continue
+            sgemm_seen.add((t, m, n, k))
+            rows.append(("sgemm", t, "device", m, n, k, "*", "cublas", "-", mean_cublas, 1.0))
+            continue
+        kern = lib.get("myblas-kernels", [])
+        # The kernel's slowest run against the cuBLAS path's fastest (0: no kernel measured).
+        # With beta == 0 the library's cuBLAS path is one cublasGemmEx call, the same as the
+        # "cublas" rows (cuBLAS called directly in the same run), so the faster of the two counts.
+        best_cublas = min(lib["myblas-cublas"] + (lib.get("cublas", []) if beta == "0" else []))
+        ratio = best_cublas / max(kern) if kern else 0.0
+        win = ratio >= 1.0
+        rows.append((routine, t, "device", m, n, k, beta, "kernels" if win else "cublas",
+                     hgemm_kernel if win else "-", sum(kern) / len(kern) if win else mean_cublas,
+                     ratio if ratio > 0 else 1.0))
     return rows
 
 
@@ -106,7 +203,7 @@ def host_rows(paths):
         gpu = ratio > 1.0
         trans = "N" if routine == "sgemv" else "NN"  # bench_host measures these only
         ms = t["best_gpu"] if gpu else t["openblas"]
-        rows.append((routine, trans, "host", m, n, k, "cublas" if gpu else "cpu", "-", ms * 1000.0, ratio))
+        rows.append((routine, trans, "host", m, n, k, "*", "cublas" if gpu else "cpu", "-", ms * 1000.0, ratio))
     return rows
 
 
@@ -114,13 +211,20 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--arch", help="sm_XY of the GPU measured (default: from the inputs' headers)")
     ap.add_argument("--sgemv", nargs="*", default=[], help="bench_sgemv result CSVs (every run)")
+    ap.add_argument("--sgemm", nargs="*", default=[], help="bench_sgemm result CSVs (every run)")
+    ap.add_argument("--blas", nargs="*", default=[], help="bench_blas result CSVs (library paths)")
+    ap.add_argument("--hgemm-kernel", default="wgmma_tma_128x256x64_s4",
+                    help="the HGEMM kernel the --blas runs' myblas-kernels path ran")
     ap.add_argument("--host", nargs="*", default=[], help="run_host_bench.sh result CSVs")
     ap.add_argument("-o", "--output", help="output file (default: stdout)")
     a = ap.parse_args()
-    if not a.sgemv and not a.host:
-        ap.error("give --sgemv and/or --host result files")
+    if a.hgemm_kernel not in HGEMM_CANDIDATES:
+        ap.error("--hgemm-kernel must be one of " + ", ".join(sorted(HGEMM_CANDIDATES)))
+    inputs = a.sgemv + a.sgemm + a.blas + a.host
+    if not inputs:
+        ap.error("give --sgemv, --sgemm, --blas and/or --host result files")
     comments = []
-    for p in a.sgemv + a.host:
+    for p in inputs:
         comments += read_rows(p)[0]
     arch = a.arch
     if not arch:
@@ -133,16 +237,20 @@ def main():
         ap.error("--arch must look like sm_90")
     device = sorted({m.group(1).strip() for c in comments for m in [re.search(r"device: ([^;(,]+)", c)] if m})
     rows = device_rows(a.sgemv) if a.sgemv else []
+    sg = sgemm_rows(a.sgemm) if a.sgemm else []
+    rows += sg
+    rows += blas_rows(a.blas, a.hgemm_kernel, {(r[1], r[3], r[4], r[5]) for r in sg}) if a.blas else []
     rows += host_rows(a.host) if a.host else []
     out = open(a.output, "w") if a.output else sys.stdout
     print("# myblas measured dispatch table for %s (%s). Generated by bench/make_dispatch_table.py; "
           "regenerate, do not edit." % (arch, ", ".join(device) or "device not named"), file=out)
-    print("# from: " + ", ".join(os.path.basename(p) for p in a.sgemv + a.host), file=out)
+    print("# from: " + ", ".join(os.path.basename(p) for p in inputs), file=out)
     print("# time_us: the chosen path's median time; ratio: device rows t_cublas / t_kernel (best "
-          "kernel, worst run; kernel iff >= 1), host rows t_cpu / t_gpu (GPU iff > 1)", file=out)
+          "kernel, worst run; kernel iff >= 1; 1 with cublas where no kernel was measured), host rows "
+          "t_cpu / t_gpu (GPU iff > 1)", file=out)
     print(HEADER, file=out)
     for r in rows:
-        print("%s,%s,%s,%d,%d,%d,%s,%s,%.2f,%.3f" % r, file=out)
+        print("%s,%s,%s,%d,%d,%d,%s,%s,%s,%.2f,%.3f" % r, file=out)
     if a.output:
         out.close()
 

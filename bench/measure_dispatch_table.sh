@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Measures the dispatch table on the GPU at hand and writes OUT_DIR/dispatch-sm_XY.csv, the
 # file libmyblas reads for GPUs of that compute capability (README, "Dispatch tables"):
-# device-pointer SGEMV, our kernels against cuBLAS (bench_sgemv, two runs: a kernel is chosen
-# only where it won both), and host arrays, GPU pipeline against OpenBLAS (run_host_bench.sh).
+# device pointers, our kernels against cuBLAS: SGEMV (bench_sgemv) and SGEMM (bench_sgemm), two
+# runs each, a kernel chosen only where it won both; HGEMM through the library (bench_blas
+# --hgemm under MYBLAS_BACKEND=cublas and =kernels, beta 0 and 0.5); and host arrays, GPU
+# pipeline against OpenBLAS (run_host_bench.sh).
 # The raw results stay in OUT_DIR beside the table. Install the table with the library
 # (copy it to <prefix>/share/myblas/) or point MYBLAS_DISPATCH_TABLE at it.
 #   bench/measure_dispatch_table.sh BUILD_DIR OUT_DIR          (about 10 minutes on an H100)
@@ -11,12 +13,21 @@ set -euo pipefail
 build=$1 out=$2
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
-if [ "${QUICK:-0}" = 1 ]; then sgemv_args=(--quick --reps=10); max=512; else sgemv_args=(--reps=50); max=8192; fi
+if [ "${QUICK:-0}" = 1 ]; then
+  sgemv_args=(--quick --reps=10); sgemm_args=(--skinny --reps=5); max=512
+else
+  sgemv_args=(--reps=50); sgemm_args=(--reps=20); max=8192
+fi
 for run in 1 2; do
   "$build/bench/bench_sgemv" "${sgemv_args[@]}" > "$out/sgemv-run$run.csv"
+  "$build/bench/bench_sgemm" "${sgemm_args[@]}" > "$out/sgemm-run$run.csv"
+done
+for backend in cublas kernels; do
+  MYBLAS_BACKEND=$backend "$build/bench/bench_blas" --hgemm > "$out/hgemm-$backend.csv"
 done
 PATHS="best_gpu openblas" "$here/run_host_bench.sh" "$build" "$out/host.csv" "$max" > /dev/null
 cc=$(grep -m1 -oE 'sm_[0-9]{2,3}' "$out/sgemv-run1.csv" | sed -n 1p)
 python3 "$here/make_dispatch_table.py" --arch "$cc" --sgemv "$out/sgemv-run1.csv" "$out/sgemv-run2.csv" \
+  --sgemm "$out/sgemm-run1.csv" "$out/sgemm-run2.csv" --blas "$out/hgemm-cublas.csv" "$out/hgemm-kernels.csv" \
   --host "$out/host.csv" -o "$out/dispatch-$cc.csv"
 echo "wrote $out/dispatch-$cc.csv"

@@ -55,8 +55,7 @@ std::string table_note(const DispatchTable& t, const TableEntry& e) {
   const std::string shape = e.routine == Routine::sgemv ? strformat("%dx%d", e.m, e.n)
                                                          : strformat("%dx%dx%d", e.m, e.n, e.k);
   return strformat(" table=%s:%d:%s:%s:%s:%s:%.3f", t.name.c_str(), e.line, trans.c_str(),
-                   e.mem == Mem::host ? "host" : "device", shape.c_str(),
-                   e.path == Path::kernels ? sgemv_kernel_name(e.kernel) : path_name(e.path), e.ratio);
+                   e.mem == Mem::host ? "host" : "device", shape.c_str(), entry_choice_name(e), e.ratio);
 }
 
 // What the rules look at.
@@ -210,9 +209,17 @@ void run_gemm(GemmProblem& p) {
     }
   }
   const Backend backend = backend_setting();
+  // The measured table (only looked up when a GPU can run the call): device operands take the
+  // entry of the nearest benchmarked device shape (our kernel or cuBLAS), host arrays the
+  // nearest host shape (the GPU pipeline or the CPU).
+  const DispatchTable* table = gpu && backend == Backend::auto_ && !p.scale_only() ? &dispatch_table(p.device) : nullptr;
+  const TableEntry* entry = table ? nearest_entry(*table, p.routine, p.any_device() ? Mem::device : Mem::host,
+                                                  p.ta, p.tb, p.m, p.n, p.k, p.beta == 0.f)
+                                  : nullptr;
+  const bool table_kernel = entry && entry->mem == Mem::device && entry->path == Path::kernels;
   // Our SGEMM/HGEMM kernel for this shape: MYBLAS_SGEMM_KERNEL / MYBLAS_HGEMM_KERNEL when
-  // forced (for the calls it can run), else our choice; auto mode takes it only where the
-  // committed benchmark measured it faster than cuBLAS (*_kernel_beats_cublas).
+  // forced (for the calls it can run), else the table's kernel, else our choice; auto mode
+  // takes it only where the table's entry says kernels and that kernel can run the call.
   bool has_kernel = false, kernel_wins = false;
   SgemmKernel kernel = SgemmKernel::naive;
   HgemmKernel hkernel = HgemmKernel::wmma;
@@ -220,7 +227,7 @@ void run_gemm(GemmProblem& p) {
   if (gpu && p.scale_only()) {
     has_kernel = true;  // C := beta*C is our own scaling kernel on either GPU path
   } else if (gpu && p.routine == Routine::sgemm) {
-    kernel = sgemm_choose(p);
+    kernel = table_kernel ? entry_sgemm_kernel(*entry) : sgemm_choose(p);
     if (backend == Backend::kernels && !config().sgemm_kernel.empty()) {
       SgemmKernel named;
       if (!sgemm_kernel_from_name(config().sgemm_kernel.c_str(), &named))
@@ -228,10 +235,15 @@ void run_gemm(GemmProblem& p) {
       else if (sgemm_can_implement(named, p) == nullptr)
         kernel = named;
     }
+    if (const char* no = sgemm_can_implement(kernel, p)) {
+      refused = std::string(sgemm_kernel_name(kernel)) + ": " + no;
+      if (table_kernel && backend != Backend::kernels) kernel = sgemm_choose(p);  // not measured faster
+    } else {
+      kernel_wins = table_kernel;
+    }
     has_kernel = sgemm_can_implement(kernel, p) == nullptr;
-    kernel_wins = has_kernel && sgemm_kernel_beats_cublas(p);
   } else if (gpu && p.routine == Routine::hgemm) {
-    hkernel = hgemm_choose(p);
+    hkernel = table_kernel ? entry_hgemm_kernel(*entry) : hgemm_choose(p);
     if (backend == Backend::kernels && !config().hgemm_kernel.empty()) {
       HgemmKernel named;
       if (!hgemm_kernel_from_name(config().hgemm_kernel.c_str(), &named))
@@ -242,14 +254,18 @@ void run_gemm(GemmProblem& p) {
         hkernel = named;
     }
     const char* no = hgemm_can_implement(hkernel, p);
-    if (no) refused += std::string(hgemm_kernel_name(hkernel)) + ": " + no;
+    if (no) {
+      refused += std::string(hgemm_kernel_name(hkernel)) + ": " + no;
+      if (table_kernel && backend != Backend::kernels) {  // the measured kernel cannot run it
+        hkernel = hgemm_choose(p);
+        no = hgemm_can_implement(hkernel, p);
+      }
+    } else {
+      kernel_wins = table_kernel;
+    }
     has_kernel = no == nullptr;
-    kernel_wins = has_kernel && hgemm_kernel_beats_cublas(p);
   }
-  // Host arrays in auto mode: the measured table's entry for the nearest benchmarked shape.
-  const DispatchTable* table =
-      gpu && backend == Backend::auto_ && !p.any_device() && !p.scale_only() ? &dispatch_table(p.device) : nullptr;
-  const TableEntry* host = table ? nearest_entry(*table, p.routine, Mem::host, p.ta, p.tb, p.m, p.n, p.k) : nullptr;
+  const TableEntry* host = entry && entry->mem == Mem::host ? entry : nullptr;
   const Request req{p.routine, backend, gpu, p.any_device(), has_kernel, kernel_wins,
                     host && host->path == Path::cublas};
   const Rule& rule = choose(req);
@@ -263,7 +279,7 @@ void run_gemm(GemmProblem& p) {
   set_last_path(path);
   if (verbose()) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    const std::string table_used = host ? table_note(*table, *host) : std::string();
+    const std::string table_used = entry ? table_note(*table, *entry) : std::string();
     const char* kname = p.routine == Routine::hgemm ? hgemm_kernel_name(hkernel) : sgemm_kernel_name(kernel);
     const std::string detail = (path == Path::kernels ? std::string(" kernel=") + kname : std::string()) +
                                (refused.empty() ? std::string() : " kernel-refused=(" + refused + ")") + table_used;
@@ -301,8 +317,8 @@ void run_gemv(GemvProblem& p) {
   // (Only looked up when a GPU can run it: host-only calls pay nothing for the table.)
   const DispatchTable* table = gpu ? &dispatch_table(p.device) : nullptr;
   const TableEntry* entry =
-      table ? nearest_entry(*table, Routine::sgemv, Mem::device, p.ta, Op::N, p.m, p.n, 0) : nullptr;
-  SgemvKernel kernel = entry && entry->path == Path::kernels ? entry->kernel : sgemv_choose(p);
+      table ? nearest_entry(*table, Routine::sgemv, Mem::device, p.ta, Op::N, p.m, p.n, 0, p.beta == 0.f) : nullptr;
+  SgemvKernel kernel = entry && entry->path == Path::kernels ? entry_sgemv_kernel(*entry) : sgemv_choose(p);
   if (backend == Backend::kernels && !config().sgemv_kernel.empty()) {
     // The named kernel takes the calls it can run (an N-only kernel leaves T calls to the
     // measured choice).
@@ -314,7 +330,7 @@ void run_gemv(GemvProblem& p) {
   }
   const bool can = gpu && sgemv_can_implement(kernel, p) == nullptr;
   const TableEntry* host = table && backend == Backend::auto_ && !p.any_device() && !p.scale_only()
-                               ? nearest_entry(*table, Routine::sgemv, Mem::host, p.ta, Op::N, p.m, p.n, 0)
+                               ? nearest_entry(*table, Routine::sgemv, Mem::host, p.ta, Op::N, p.m, p.n, 0, p.beta == 0.f)
                                : nullptr;
   const Request req{Routine::sgemv, backend, gpu, p.any_device(), can,
                     can && entry && entry->path == Path::kernels, host && host->path == Path::cublas};

@@ -17,7 +17,8 @@ namespace myblas {
 namespace {
 
 constexpr size_t kMaxBytes = size_t(1) << 20, kMaxLine = 512, kMaxRows = 10000;
-constexpr std::string_view kHeader = "routine,trans,mem,m,n,k,path,kernel,time_us,ratio";
+constexpr std::string_view kHeader = "routine,trans,mem,m,n,k,beta,path,kernel,time_us,ratio";
+constexpr size_t kFields = 11;
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -80,9 +81,34 @@ int trans_index(Routine r, Op ta, Op tb) {
 double log2_or_zero(int v) { return v > 0 ? std::log2(double(v)) : 0.0; }
 
 // Kernels a table may name: those that run every valid problem and keep no process-wide state,
-// i.e. the production kernels and the ladder's warp_per_column (bench/make_dispatch_table.py's
-// CANDIDATES). Whether one can run a given call is still asked at dispatch (sgemv_can_implement).
+// i.e. the production kernels and, for SGEMV, the ladder's warp_per_column
+// (bench/make_dispatch_table.py's candidates). Whether one can run a given call is still asked
+// at dispatch (*_can_implement).
 bool table_kernel(SgemvKernel k) { return sgemv_kernel_is_production(k) || k == SgemvKernel::warp_per_column; }
+
+bool parse_kernel(Routine r, const std::string& name, int* out) {
+  switch (r) {
+    case Routine::sgemv: {
+      SgemvKernel k;
+      if (!sgemv_kernel_from_name(name.c_str(), &k) || !table_kernel(k)) return false;
+      *out = int(k);
+      return true;
+    }
+    case Routine::sgemm: {
+      SgemmKernel k;
+      if (!sgemm_kernel_from_name(name.c_str(), &k) || !sgemm_kernel_is_production(k)) return false;
+      *out = int(k);
+      return true;
+    }
+    case Routine::hgemm: {
+      HgemmKernel k;
+      if (!hgemm_kernel_from_name(name.c_str(), &k) || !hgemm_kernel_is_production(k)) return false;
+      *out = int(k);
+      return true;
+    }
+  }
+  return false;
+}
 
 bool bad(const char** why, const char* rule) {
   *why = rule;
@@ -91,16 +117,16 @@ bool bad(const char** why, const char* rule) {
 
 // One row; false with *why on the first rule it breaks.
 bool parse_row(std::string_view line, TableEntry* e, const char** why) {
-  std::string_view f[10];
+  std::string_view f[kFields];
   size_t count = 0;
   while (true) {
     const size_t comma = line.find(',');
-    if (count == 10) return bad(why, "more than 10 fields");
+    if (count == kFields) return bad(why, "more than 11 fields");
     f[count++] = trim(line.substr(0, comma));
     if (comma == std::string_view::npos) break;
     line.remove_prefix(comma + 1);
   }
-  if (count != 10) return bad(why, "fewer than 10 fields");
+  if (count != kFields) return bad(why, "fewer than 11 fields");
   if (!parse_routine(f[0], &e->routine)) return bad(why, "routine is not sgemm, sgemv or hgemm");
   const bool gemv = e->routine == Routine::sgemv;
   e->tb = Op::N;
@@ -114,23 +140,24 @@ bool parse_row(std::string_view line, TableEntry* e, const char** why) {
     return bad(why, "m and n must be integers from 1 to 2^31-1");
   if (!parse_int(f[5], gemv ? 0 : 1, gemv ? 0 : INT_MAX, &e->k))
     return bad(why, gemv ? "k must be 0 for sgemv" : "k must be an integer from 1 to 2^31-1");
-  if (f[6] == "cpu") e->path = Path::cpu;
-  else if (f[6] == "cublas") e->path = Path::cublas;
-  else if (f[6] == "kernels") e->path = Path::kernels;
+  if (f[6] == "0" || f[6] == "1" || f[6] == "*") e->beta = f[6][0];
+  else return bad(why, "beta is not 0, 1 or *");
+  if (f[7] == "cpu") e->path = Path::cpu;
+  else if (f[7] == "cublas") e->path = Path::cublas;
+  else if (f[7] == "kernels") e->path = Path::kernels;
   else return bad(why, "path is not cpu, cublas or kernels");
   if (e->mem == Mem::host && e->path == Path::kernels) return bad(why, "host rows take path cpu or cublas");
-  if (e->mem == Mem::device && !gemv) return bad(why, "device rows exist for sgemv only");
   if (e->mem == Mem::device && e->path == Path::cpu) return bad(why, "device rows take path cublas or kernels");
-  e->kernel = SgemvKernel::thread_per_row;
+  e->kernel = 0;
   if (e->path == Path::kernels) {
-    const std::string name(f[7]);
-    if (!sgemv_kernel_from_name(name.c_str(), &e->kernel) || !table_kernel(e->kernel))
-      return bad(why, "kernel is not a production SGEMV kernel or warp_per_column");
-  } else if (f[7] != "-") {
+    if (!parse_kernel(e->routine, std::string(f[8]), &e->kernel))
+      return bad(why, gemv ? "kernel is not a production SGEMV kernel or warp_per_column"
+                           : "kernel is not a production kernel of this routine");
+  } else if (f[8] != "-") {
     return bad(why, "kernel must be - unless path is kernels");
   }
-  if (!parse_real(f[8], 0.0, false, 1e12, &e->time_us)) return bad(why, "time_us must be a number >= 0");
-  if (!parse_real(f[9], 0.0, true, 1e6, &e->ratio)) return bad(why, "ratio must be a number > 0");
+  if (!parse_real(f[9], 0.0, false, 1e12, &e->time_us)) return bad(why, "time_us must be a number >= 0");
+  if (!parse_real(f[10], 0.0, true, 1e6, &e->ratio)) return bad(why, "ratio must be a number > 0");
   e->lm = log2_or_zero(e->m);
   e->ln = log2_or_zero(e->n);
   e->lk = log2_or_zero(e->k);
@@ -168,7 +195,7 @@ bool parse_dispatch_table(const std::string& text, DispatchTable* out, std::stri
     const std::string_view line = trim(raw);
     if (line.empty() || line.front() == '#') continue;
     if (!header) {
-      if (line != kHeader) return fail("expected the header routine,trans,mem,m,n,k,path,kernel,time_us,ratio");
+      if (line != kHeader) return fail("expected the header routine,trans,mem,m,n,k,beta,path,kernel,time_us,ratio");
       header = true;
       continue;
     }
@@ -188,10 +215,10 @@ bool parse_dispatch_table(const std::string& text, DispatchTable* out, std::stri
     return false;
   }
   // A repeated shape would make the choice depend on row order: refuse it.
-  std::set<std::tuple<int, int, int, int, int, int, int>> seen;
+  std::set<std::tuple<int, int, int, int, int, int, int, char>> seen;
   for (const TableEntry& e : t.entries)
-    if (!seen.emplace(int(e.routine), int(e.ta), int(e.tb), int(e.mem), e.m, e.n, e.k).second) {
-      *error = "line " + std::to_string(e.line) + ": repeats an earlier row's routine, trans, mem, m, n, k";
+    if (!seen.emplace(int(e.routine), int(e.ta), int(e.tb), int(e.mem), e.m, e.n, e.k, e.beta).second) {
+      *error = "line " + std::to_string(e.line) + ": repeats an earlier row's routine, trans, mem, m, n, k, beta";
       return false;
     }
   for (size_t i = 0; i < t.entries.size(); ++i) {
@@ -228,15 +255,23 @@ bool load_dispatch_table(const std::string& path, DispatchTable* out, std::strin
   return parse_dispatch_table(text, out, error);
 }
 
-const TableEntry* nearest_entry(const DispatchTable& t, Routine r, Mem mem, Op ta, Op tb, int m, int n, int k) {
+const TableEntry* nearest_entry(const DispatchTable& t, Routine r, Mem mem, Op ta, Op tb, int m, int n, int k,
+                                bool beta_zero) {
   const auto& g = t.groups[int(r)][mem == Mem::device];
+  const char kind = beta_zero ? '0' : '1';
+  auto fits = [&](const std::vector<uint16_t>& rows) {
+    for (uint16_t i : rows)
+      if (t.entries[i].beta == '*' || t.entries[i].beta == kind) return true;
+    return false;
+  };
   const std::vector<uint16_t>* rows = &g[trans_index(r, ta, tb)];
-  if (rows->empty()) rows = &g[4];
+  if (!fits(*rows)) rows = &g[4];
   const double lm = log2_or_zero(m), ln = log2_or_zero(n), lk = log2_or_zero(k);
   const TableEntry* best = nullptr;
   double best_d = 0;
   for (uint16_t i : *rows) {
     const TableEntry& e = t.entries[i];
+    if (e.beta != '*' && e.beta != kind) continue;
     double d = (lm - e.lm) * (lm - e.lm) + (ln - e.ln) * (ln - e.ln);
     if (k > 0 && e.k > 0) d += (lk - e.lk) * (lk - e.lk);
     if (!best || d < best_d) {
@@ -245,6 +280,16 @@ const TableEntry* nearest_entry(const DispatchTable& t, Routine r, Mem mem, Op t
     }
   }
   return best;
+}
+
+const char* entry_choice_name(const TableEntry& e) {
+  if (e.path != Path::kernels) return e.path == Path::cpu ? "cpu" : "cublas";
+  switch (e.routine) {
+    case Routine::sgemv: return sgemv_kernel_name(entry_sgemv_kernel(e));
+    case Routine::sgemm: return sgemm_kernel_name(entry_sgemm_kernel(e));
+    case Routine::hgemm: return hgemm_kernel_name(entry_hgemm_kernel(e));
+  }
+  return "?";
 }
 
 std::vector<std::string> table_candidates(const char* override_path, const std::vector<std::string>& data_dirs, int sm) {

@@ -6,25 +6,31 @@
 //
 // Format: text, one row per line; lines starting with '#' and blank lines are ignored; the
 // first other line is the header, exactly
-//   routine,trans,mem,m,n,k,path,kernel,time_us,ratio
-// and each row after it has these ten fields:
+//   routine,trans,mem,m,n,k,beta,path,kernel,time_us,ratio
+// and each row after it has these eleven fields:
 //   routine  sgemm | sgemv | hgemm
 //   trans    sgemv: N | T;  sgemm, hgemm: NN | NT | TN | TT (op(A), op(B))
 //   mem      host (every operand in host memory) | device (device pointers)
 //   m, n, k  the benchmarked shape, decimal; k is 0 for sgemv, >= 1 for GEMM; m, n >= 1
+//   beta     the calls the row is for: 0 (beta == 0), 1 (beta != 0) or * (any). A call looks
+//            only at the rows of its kind and the * rows (HGEMM's cuBLAS path costs more with
+//            beta != 0, when it computes into FP32 scratch to round once)
 //   path     host rows: cpu | cublas (the GPU pipeline);  device rows: cublas | kernels
-//   kernel   with path kernels: one of our production SGEMV kernels or warp_per_column; else "-"
+//   kernel   with path kernels: sgemv: one of our production SGEMV kernels or warp_per_column;
+//            sgemm, hgemm: one of our production SGEMM / HGEMM kernels; else "-"
 //   time_us  the chosen path's measured time (>= 0), for the record
 //   ratio    the measured margin that decided (> 0), printed by MYBLAS_VERBOSE
-// Device rows exist for sgemv only (SGEMM's kernel choice is sgemm_kernel_beats_cublas).
-// Any line that breaks these rules, a repeated (routine, trans, mem, m, n, k), a file without
-// rows, over 1 MiB, with lines over 512 bytes or over 10,000 rows makes the whole file invalid.
+// Any line that breaks these rules, a repeated (routine, trans, mem, m, n, k, beta), a file
+// without rows, over 1 MiB, with lines over 512 bytes or over 10,000 rows makes the whole file
+// invalid.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "core/problem.h"
+#include "kernels/hgemm.h"
+#include "kernels/sgemm.h"
 #include "kernels/sgemv.h"
 
 namespace myblas {
@@ -34,8 +40,9 @@ struct TableEntry {
   Op ta, tb;  // sgemv: tb unused (N)
   Mem mem;    // Mem::host or Mem::device
   int m, n, k;
+  char beta;           // '0', '1' or '*'
   Path path;           // Path::cpu, Path::cublas or Path::kernels
-  SgemvKernel kernel;  // with Path::kernels
+  int kernel;          // with Path::kernels: a SgemvKernel, SgemmKernel or HgemmKernel (by routine)
   float time_us, ratio;
   int line;            // in the source text, from 1
   double lm, ln, lk;   // log2 of m, n, k (0 for k == 0), computed once
@@ -56,9 +63,17 @@ bool load_dispatch_table(const std::string& path, DispatchTable* out, std::strin
 
 // The entry for the benchmarked shape nearest to (m, n, k): smallest squared distance in
 // (log2 m, log2 n), plus log2 k where both have k > 0; the first in source order on a tie.
-// Only entries of this routine and memory kind, and of these transposes if the table has any
-// for them, else of every transpose. nullptr if the table has none for routine and memory.
-const TableEntry* nearest_entry(const DispatchTable& t, Routine r, Mem mem, Op ta, Op tb, int m, int n, int k);
+// Only entries of this routine and memory kind, for calls like this one (beta_zero) or any, and
+// of these transposes if the table has any for them, else of every transpose. nullptr if the
+// table has none for routine, memory and beta.
+const TableEntry* nearest_entry(const DispatchTable& t, Routine r, Mem mem, Op ta, Op tb, int m, int n, int k,
+                                bool beta_zero);
+// The kernel of an entry with Path::kernels, as its routine's enum.
+inline SgemvKernel entry_sgemv_kernel(const TableEntry& e) { return static_cast<SgemvKernel>(e.kernel); }
+inline SgemmKernel entry_sgemm_kernel(const TableEntry& e) { return static_cast<SgemmKernel>(e.kernel); }
+inline HgemmKernel entry_hgemm_kernel(const TableEntry& e) { return static_cast<HgemmKernel>(e.kernel); }
+// The name of an entry's kernel, or its path's name ("cpu", "cublas") without one.
+const char* entry_choice_name(const TableEntry& e);
 
 // The files to try, in order, for a GPU of compute capability `sm` (e.g. 90):
 // `override_path` (MYBLAS_DISPATCH_TABLE) when non-empty, then dispatch-sm_<sm>.csv in each of

@@ -42,10 +42,6 @@ const char* hgemm_can_implement(HgemmKernel k, const GemmProblem& p);
 // (bench/results/h100-hgemm-kernels-*.md).
 HgemmKernel hgemm_choose(const GemmProblem& p);
 
-// True only for the shape regions where a committed H100 benchmark measured the hand-written
-// kernel (hgemm_choose's pick) faster than cublasGemmEx (FP16 in/out, FP32 compute).
-bool hgemm_kernel_beats_cublas(const GemmProblem& p);
-
 // Launches on `stream`. p is validated: routine == hgemm, m, n, k >= 1, alpha != 0,
 // lda/ldb/ldc >= minimum, device pointers (the caller handles quick returns, alpha == 0 and
 // k == 0). Returns the launch error (cudaErrorInvalidValue if the kernel cannot run p).

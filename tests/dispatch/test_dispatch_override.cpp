@@ -97,11 +97,11 @@ TEST(DispatchTableDevice, OverrideDecidesAndIsNamedInTheLog) {
     // Against the committed table: small host SGEMM to the GPU pipeline, device SGEMV N near
     // 256 x 256 to cuBLAS, T near 4096 x 4096 to warp_per_column.
     std::ofstream(table) << "# test table\n"
-                            "routine,trans,mem,m,n,k,path,kernel,time_us,ratio\n"
-                            "sgemm,NN,host,64,64,64,cublas,-,1,2\n"            // line 3
-                            "sgemm,NN,host,4096,4096,4096,cpu,-,1,0.5\n"       // line 4
-                            "sgemv,N,device,256,256,0,cublas,-,1,0.9\n"        // line 5
-                            "sgemv,T,device,4096,4096,0,kernels,warp_per_column,1,1.5\n";  // line 6
+                            "routine,trans,mem,m,n,k,beta,path,kernel,time_us,ratio\n"
+                            "sgemm,NN,host,64,64,64,*,cublas,-,1,2\n"            // line 3
+                            "sgemm,NN,host,4096,4096,4096,*,cpu,-,1,0.5\n"       // line 4
+                            "sgemv,N,device,256,256,0,*,cublas,-,1,0.9\n"        // line 5
+                            "sgemv,T,device,4096,4096,0,*,kernels,warp_per_column,1,1.5\n";  // line 6
     EXPECT_EQ(host_sgemm(70, 61, 59, rng), "cublas");
     EXPECT_EQ(device_sgemv('N', 250, 270, rng), "cublas");
     EXPECT_EQ(device_sgemv('T', 3000, 5000, rng), "kernels");
@@ -120,9 +120,9 @@ TEST(DispatchTableDevice, OverrideDecidesAndIsNamedInTheLog) {
   } else {
     // A malformed table: one warning, then the installed sm_90 table (built tree) decides as
     // the committed measurements say: small host SGEMM on the CPU.
-    std::ofstream(table) << "routine,trans,mem,m,n,k,path,kernel,time_us,ratio\n"
-                            "sgemm,NN,host,64,64,64,cublas,-,1,2\n"
-                            "sgemm,NN,host,128,128,128,gpu,-,1,2\n";
+    std::ofstream(table) << "routine,trans,mem,m,n,k,beta,path,kernel,time_us,ratio\n"
+                            "sgemm,NN,host,64,64,64,*,cublas,-,1,2\n"
+                            "sgemm,NN,host,128,128,128,*,gpu,-,1,2\n";
     EXPECT_EQ(host_sgemm(70, 61, 59, rng), "cpu");
     EXPECT_EQ(host_sgemm(65, 66, 67, rng), "cpu");
     const std::string text = read_file(log);

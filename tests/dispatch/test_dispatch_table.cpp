@@ -2,7 +2,8 @@
 // the compiled-in one is the committed sm_90 file; random well-formed tables parse to exactly
 // what was written; every kind of malformed line makes the whole file invalid, naming the
 // line; random corruption never crashes the parser (ASan build too) and never yields an
-// invalid entry; the nearest-entry lookup agrees with a brute-force search written here; the
+// invalid entry; the nearest-entry lookup (beta kind included) agrees with a brute-force search
+// written here; device SGEMM/HGEMM rows name production kernels of their routine; the
 // file search order (MYBLAS_DISPATCH_TABLE, then dispatch-sm_XY.csv per data directory).
 // CPU only: no GPU is needed to read a table.
 #include <gtest/gtest.h>
@@ -29,6 +30,8 @@ using myblas::Mem;
 using myblas::Op;
 using myblas::Path;
 using myblas::Routine;
+using myblas::HgemmKernel;
+using myblas::SgemmKernel;
 using myblas::SgemvKernel;
 using myblas::TableEntry;
 
@@ -36,7 +39,7 @@ const char kBuiltin[] =
 #include "dispatch/builtin_table.inc"
     ;
 
-const char* kHeader = "routine,trans,mem,m,n,k,path,kernel,time_us,ratio";
+const char* kHeader = "routine,trans,mem,m,n,k,beta,path,kernel,time_us,ratio";
 
 std::string seed_note() { return "seed " + std::to_string(mbtest::test_seed()); }
 
@@ -46,8 +49,9 @@ struct Row {
   Op ta, tb;
   Mem mem;
   int m, n, k;
+  char beta;   // '0', '1', '*'
   Path path;
-  SgemvKernel kernel;
+  int kernel;  // the routine's kernel enum, with Path::kernels
   double time_us, ratio;
 };
 
@@ -59,51 +63,69 @@ std::string trans_text(const Row& r) {
   return t;
 }
 
-// The kernels a table may name: the production ones and warp_per_column.
-bool table_kernel(SgemvKernel k) { return myblas::sgemv_kernel_is_production(k) || k == SgemvKernel::warp_per_column; }
+// The kernels a table may name: the production ones of the routine (and SGEMV's warp_per_column).
+bool table_kernel(Routine r, int k) {
+  switch (r) {
+    case Routine::sgemv:
+      return myblas::sgemv_kernel_is_production(SgemvKernel(k)) || SgemvKernel(k) == SgemvKernel::warp_per_column;
+    case Routine::sgemm: return myblas::sgemm_kernel_is_production(SgemmKernel(k));
+    case Routine::hgemm: return myblas::hgemm_kernel_is_production(HgemmKernel(k));
+  }
+  return false;
+}
 
-std::vector<SgemvKernel> table_kernels() {
-  std::vector<SgemvKernel> out;
-  for (int i = 0; i < myblas::kSgemvKernelCount; ++i)
-    if (table_kernel(SgemvKernel(i))) out.push_back(SgemvKernel(i));
+std::vector<int> table_kernels(Routine r) {
+  const int count = r == Routine::sgemv   ? myblas::kSgemvKernelCount
+                    : r == Routine::sgemm ? myblas::kSgemmKernelCount
+                                          : myblas::kHgemmKernelCount;
+  std::vector<int> out;
+  for (int i = 0; i < count; ++i)
+    if (table_kernel(r, i)) out.push_back(i);
   return out;
+}
+
+const char* kernel_text(Routine r, int k) {
+  return r == Routine::sgemv   ? myblas::sgemv_kernel_name(SgemvKernel(k))
+         : r == Routine::sgemm ? myblas::sgemm_kernel_name(SgemmKernel(k))
+                               : myblas::hgemm_kernel_name(HgemmKernel(k));
 }
 
 // Random valid rows with distinct keys.
 std::vector<Row> random_rows(std::mt19937_64& rng, int count) {
   std::vector<Row> rows;
-  std::set<std::tuple<int, int, int, int, int, int, int>> keys;
-  const std::vector<SgemvKernel> kernels = table_kernels();
+  std::set<std::tuple<int, int, int, int, int, int, int, char>> keys;
   auto dim = [&rng] { return int(std::exp2(std::uniform_real_distribution<double>(0, 24)(rng))); };
   while (int(rows.size()) < count) {
     Row r{};
     r.routine = Routine(rng() % 3);
     r.ta = Op(rng() % 2);
     r.tb = r.routine == Routine::sgemv ? Op::N : Op(rng() % 2);
-    r.mem = r.routine == Routine::sgemv && rng() % 2 ? Mem::device : Mem::host;
+    r.mem = rng() % 2 ? Mem::device : Mem::host;
     r.m = std::max(1, dim());
     r.n = std::max(1, dim());
     r.k = r.routine == Routine::sgemv ? 0 : std::max(1, dim());
+    r.beta = "01*"[rng() % 3];
     if (r.mem == Mem::host) {
       r.path = rng() % 2 ? Path::cpu : Path::cublas;
     } else {
       r.path = rng() % 2 ? Path::cublas : Path::kernels;
+      const std::vector<int> kernels = table_kernels(r.routine);
       r.kernel = kernels[rng() % kernels.size()];
     }
     r.time_us = std::round(std::uniform_real_distribution<double>(0, 1e5)(rng) * 100) / 100;
     r.ratio = std::round(std::uniform_real_distribution<double>(0.01, 500)(rng) * 1000) / 1000;
     if (r.ratio <= 0) r.ratio = 0.5;
-    if (keys.emplace(int(r.routine), int(r.ta), int(r.tb), int(r.mem), r.m, r.n, r.k).second) rows.push_back(r);
+    if (keys.emplace(int(r.routine), int(r.ta), int(r.tb), int(r.mem), r.m, r.n, r.k, r.beta).second) rows.push_back(r);
   }
   return rows;
 }
 
 std::string row_text(const Row& r) {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%s,%s,%s,%d,%d,%d,%s,%s,%.2f,%.3f", routine_text(r.routine), trans_text(r).c_str(),
-                r.mem == Mem::host ? "host" : "device", r.m, r.n, r.k,
+  std::snprintf(buf, sizeof buf, "%s,%s,%s,%d,%d,%d,%c,%s,%s,%.2f,%.3f", routine_text(r.routine),
+                trans_text(r).c_str(), r.mem == Mem::host ? "host" : "device", r.m, r.n, r.k, r.beta,
                 r.path == Path::cpu ? "cpu" : r.path == Path::cublas ? "cublas" : "kernels",
-                r.path == Path::kernels ? myblas::sgemv_kernel_name(r.kernel) : "-", r.time_us, r.ratio);
+                r.path == Path::kernels ? kernel_text(r.routine, r.kernel) : "-", r.time_us, r.ratio);
   return buf;
 }
 
@@ -136,6 +158,7 @@ void expect_same(const TableEntry& e, const Row& r, int line, const std::string&
   EXPECT_EQ(e.m, r.m) << where;
   EXPECT_EQ(e.n, r.n) << where;
   EXPECT_EQ(e.k, r.k) << where;
+  EXPECT_EQ(e.beta, r.beta) << where;
   EXPECT_EQ(e.path, r.path) << where;
   if (r.path == Path::kernels) EXPECT_EQ(e.kernel, r.kernel) << where;
   EXPECT_FLOAT_EQ(e.time_us, float(r.time_us)) << where;
@@ -151,25 +174,31 @@ void expect_valid(const TableEntry& e, const std::string& where) {
   if (e.routine == Routine::sgemv) EXPECT_EQ(e.k, 0) << where;
   else EXPECT_GE(e.k, 1) << where;
   EXPECT_TRUE(e.mem == Mem::host || e.mem == Mem::device) << where;
+  EXPECT_TRUE(e.beta == '0' || e.beta == '1' || e.beta == '*') << where;
   if (e.mem == Mem::host) EXPECT_TRUE(e.path == Path::cpu || e.path == Path::cublas) << where;
-  else EXPECT_TRUE(e.routine == Routine::sgemv && (e.path == Path::cublas || e.path == Path::kernels)) << where;
-  if (e.path == Path::kernels) EXPECT_TRUE(table_kernel(e.kernel)) << where;
+  else EXPECT_TRUE(e.path == Path::cublas || e.path == Path::kernels) << where;
+  if (e.path == Path::kernels) EXPECT_TRUE(table_kernel(e.routine, e.kernel)) << where;
   EXPECT_TRUE(std::isfinite(e.time_us) && e.time_us >= 0) << where;
   EXPECT_TRUE(std::isfinite(e.ratio) && e.ratio > 0) << where;
 }
 
-// The rule the library has always used, written out again: among the entries of the routine
-// and memory kind (of the call's transposes if there are any, else all), the smallest squared
-// distance in log2 m, log2 n (and log2 k where both k > 0); the first such entry in file order.
-const TableEntry* brute_nearest(const DispatchTable& t, Routine r, Mem mem, Op ta, Op tb, int m, int n, int k) {
+// The rule the library uses, written out again: among the entries of the routine and memory
+// kind for the call's kind of beta or any (of the call's transposes if there are any such, else
+// all), the smallest squared distance in log2 m, log2 n (and log2 k where both k > 0); the
+// first such entry in file order.
+const TableEntry* brute_nearest(const DispatchTable& t, Routine r, Mem mem, Op ta, Op tb, int m, int n, int k,
+                                bool beta_zero) {
   auto same_trans = [&](const TableEntry& e) { return e.ta == ta && (r == Routine::sgemv || e.tb == tb); };
+  auto for_call = [&](const TableEntry& e) {
+    return e.routine == r && e.mem == mem && (e.beta == '*' || e.beta == (beta_zero ? '0' : '1'));
+  };
   bool any_same = false;
-  for (const TableEntry& e : t.entries) any_same = any_same || (e.routine == r && e.mem == mem && same_trans(e));
+  for (const TableEntry& e : t.entries) any_same = any_same || (for_call(e) && same_trans(e));
   const TableEntry* best = nullptr;
   double best_d = 0;
   auto lg = [](int v) { return v > 0 ? std::log2(double(v)) : 0.0; };
   for (const TableEntry& e : t.entries) {
-    if (e.routine != r || e.mem != mem || (any_same && !same_trans(e))) continue;
+    if (!for_call(e) || (any_same && !same_trans(e))) continue;
     double d = std::pow(lg(m) - lg(e.m), 2) + std::pow(lg(n) - lg(e.n), 2);
     if (k > 0 && e.k > 0) d += std::pow(lg(k) - lg(e.k), 2);
     if (!best || d < best_d) best = &e, best_d = d;
@@ -220,12 +249,13 @@ TEST(DispatchTable, CommittedTablesParseAndTheBuiltInOneIsSm90) {
   ASSERT_TRUE(myblas::parse_dispatch_table(kBuiltin, &builtin, &error)) << error;
   EXPECT_EQ(read_file(MYBLAS_SOURCE_DIR "/data/dispatch-sm_90.csv"), std::string(kBuiltin));
   ASSERT_EQ(builtin.entries.size(), file.entries.size());
-  // The sm_90 table decides device SGEMV for both transposes and host arrays for each routine.
-  for (Op t : {Op::N, Op::T})
-    EXPECT_NE(myblas::nearest_entry(file, Routine::sgemv, Mem::device, t, Op::N, 100, 100, 0), nullptr);
+  // The sm_90 table decides every routine on device and host arrays, both kinds of beta.
   for (Routine r : {Routine::sgemm, Routine::sgemv, Routine::hgemm})
-    EXPECT_NE(myblas::nearest_entry(file, r, Mem::host, Op::N, Op::N, 100, 100, r == Routine::sgemv ? 0 : 100),
-              nullptr);
+    for (Mem mem : {Mem::device, Mem::host})
+      for (bool beta_zero : {true, false})
+        for (Op t : {Op::N, Op::T})
+          EXPECT_NE(myblas::nearest_entry(file, r, mem, t, Op::N, 100, 100, r == Routine::sgemv ? 0 : 100, beta_zero),
+                    nullptr);
 }
 
 TEST(DispatchTable, ParsesExactlyWhatWasWritten) {
@@ -264,10 +294,18 @@ TEST(DispatchTable, AnyMalformedLineInvalidatesTheFileAndIsNamed) {
       {3, "1e3", any}, {3, " ", any}, {3, "0x10", any},
       {4, "0", any}, {4, "", any},
       {5, "1", gemv}, {5, "0", gemm}, {5, "-1", any},
-      {6, "gpu", any}, {6, "kernels", host}, {6, "cpu", [](const Row& r) { return r.mem == Mem::device; }},
-      {7, "n_rowblock", not_kernels}, {7, "-", kernels}, {7, "x_constant", kernels}, {7, "x_shared", kernels}, {7, "no_such_kernel", kernels},
-      {8, "nan", any}, {8, "inf", any}, {8, "-1", any}, {8, "1e400", any}, {8, "", any}, {8, "1.2.3", any},
-      {9, "0", any}, {9, "-0.5", any}, {9, "nan", any}, {9, "1e9", any}, {9, "x", any},
+      {6, "2", any}, {6, "", any}, {6, "0.5", any}, {6, "**", any},
+      {7, "gpu", any}, {7, "kernels", host}, {7, "cpu", [](const Row& r) { return r.mem == Mem::device; }},
+      {8, "n_rowblock", not_kernels}, {8, "-", kernels}, {8, "no_such_kernel", kernels},
+      {8, "x_constant", [](const Row& r) { return r.path == Path::kernels && r.routine == Routine::sgemv; }},
+      {8, "x_shared", [](const Row& r) { return r.path == Path::kernels && r.routine == Routine::sgemv; }},
+      // A kernel of another routine, and ladder rungs, are not table kernels.
+      {8, "n_rowblock", [](const Row& r) { return r.path == Path::kernels && r.routine != Routine::sgemv; }},
+      {8, "wgmma_tma_128x256x64_s4", [](const Row& r) { return r.path == Path::kernels && r.routine != Routine::hgemm; }},
+      {8, "warptile_128x128x16", [](const Row& r) { return r.path == Path::kernels && r.routine == Routine::sgemm; }},
+      {8, "wmma_128x128x32", [](const Row& r) { return r.path == Path::kernels && r.routine == Routine::hgemm; }},
+      {9, "nan", any}, {9, "inf", any}, {9, "-1", any}, {9, "1e400", any}, {9, "", any}, {9, "1.2.3", any},
+      {10, "0", any}, {10, "-0.5", any}, {10, "nan", any}, {10, "1e9", any}, {10, "x", any},
   };
   for (const Bad& b : bads) {
     for (int tries = 0; tries < 200; ++tries) {
@@ -308,10 +346,11 @@ TEST(DispatchTable, AnyMalformedLineInvalidatesTheFileAndIsNamed) {
       {"", "empty file"},
       {"# only a comment\n\n", "comments only"},
       {std::string(kHeader) + "\n", "header only"},
-      {with(kHeader, "routine,trans,mem,m,n,k,path,kernel,time_us"), "short header"},
+      {with(kHeader, "routine,trans,mem,m,n,k,beta,path,kernel,time_us"), "short header"},
+      {with(kHeader, "routine,trans,mem,m,n,k,path,kernel,time_us,ratio"), "the header without beta"},
       {with(kHeader + std::string("\n"), ""), "no header"},
-      {with(first, first + ",1"), "11 fields"},
-      {with(first, first.substr(0, first.rfind(','))), "9 fields"},
+      {with(first, first + ",1"), "12 fields"},
+      {with(first, first.substr(0, first.rfind(','))), "10 fields"},
       {with(first, first + "\n" + first), "a repeated row"},
       {with(first, first + std::string(600, ' ')), "a line over 512 bytes"},
       {with(first, first.substr(0, 3) + std::string(1, '\0') + first.substr(3)), "a NUL byte"},
@@ -358,7 +397,7 @@ TEST(DispatchTable, CorruptedTextNeverCrashesOrYieldsAnInvalidEntry) {
     ++accepted;
     ASSERT_FALSE(t.entries.empty());
     for (const TableEntry& e : t.entries) expect_valid(e, "iteration " + std::to_string(it) + " " + seed_note());
-    const TableEntry* e = myblas::nearest_entry(t, Routine::sgemv, Mem::device, Op::T, Op::N, 1000, 3, 0);
+    const TableEntry* e = myblas::nearest_entry(t, Routine::sgemv, Mem::device, Op::T, Op::N, 1000, 3, 0, true);
     if (e) EXPECT_TRUE(e->routine == Routine::sgemv && e->mem == Mem::device);
   }
   EXPECT_GT(accepted, 0) << "no corruption kept the file valid (e.g. in a comment): the check saw nothing";
@@ -383,8 +422,9 @@ TEST(DispatchTable, NearestEntryIsTheBruteForceNearest) {
       const Mem mem = rng() % 2 ? Mem::device : Mem::host;
       const Op ta = Op(rng() % 2), tb = r == Routine::sgemv ? Op::N : Op(rng() % 2);
       const int m = dim(), n = dim(), k = r == Routine::sgemv ? 0 : dim();
-      const TableEntry* got = myblas::nearest_entry(t, r, mem, ta, tb, m, n, k);
-      const TableEntry* want = brute_nearest(t, r, mem, ta, tb, m, n, k);
+      const bool beta_zero = rng() % 2;
+      const TableEntry* got = myblas::nearest_entry(t, r, mem, ta, tb, m, n, k, beta_zero);
+      const TableEntry* want = brute_nearest(t, r, mem, ta, tb, m, n, k, beta_zero);
       ASSERT_EQ(got, want) << "query " << int(r) << " " << int(mem) << " " << int(ta) << int(tb) << " " << m
                            << "x" << n << "x" << k << " got line " << (got ? got->line : -1) << ", want line "
                            << (want ? want->line : -1) << " " << seed_note();
@@ -393,22 +433,55 @@ TEST(DispatchTable, NearestEntryIsTheBruteForceNearest) {
 
 TEST(DispatchTable, TiesGoToTheFirstRowAndMissingTransposesUseTheOthers) {
   // 128 x 128 is as far from 64 x 256 as from 256 x 64 (one octave each way).
-  const std::string a = "sgemv,N,device,64,256,0,cublas,-,1,1\n", b = "sgemv,N,device,256,64,0,kernels,n_rowblock,1,1\n";
+  const std::string a = "sgemv,N,device,64,256,0,*,cublas,-,1,1\n", b = "sgemv,N,device,256,64,0,*,kernels,n_rowblock,1,1\n";
   for (bool swap : {false, true}) {
     DispatchTable t;
     std::string error;
     ASSERT_TRUE(myblas::parse_dispatch_table(std::string(kHeader) + "\n" + (swap ? b + a : a + b), &t, &error)) << error;
-    const TableEntry* e = myblas::nearest_entry(t, Routine::sgemv, Mem::device, Op::N, Op::N, 128, 128, 0);
+    const TableEntry* e = myblas::nearest_entry(t, Routine::sgemv, Mem::device, Op::N, Op::N, 128, 128, 0, true);
     ASSERT_NE(e, nullptr);
     EXPECT_EQ(e->line, 2);
     // No T rows: a T call takes the nearest of every transpose.
-    e = myblas::nearest_entry(t, Routine::sgemv, Mem::device, Op::T, Op::N, 250, 70, 0);
+    e = myblas::nearest_entry(t, Routine::sgemv, Mem::device, Op::T, Op::N, 250, 70, 0, false);
     ASSERT_NE(e, nullptr);
     EXPECT_EQ(e->m, 256);
     // Nothing for host memory or for SGEMM in this table.
-    EXPECT_EQ(myblas::nearest_entry(t, Routine::sgemv, Mem::host, Op::N, Op::N, 128, 128, 0), nullptr);
-    EXPECT_EQ(myblas::nearest_entry(t, Routine::sgemm, Mem::device, Op::N, Op::N, 128, 128, 128), nullptr);
+    EXPECT_EQ(myblas::nearest_entry(t, Routine::sgemv, Mem::host, Op::N, Op::N, 128, 128, 0, true), nullptr);
+    EXPECT_EQ(myblas::nearest_entry(t, Routine::sgemm, Mem::device, Op::N, Op::N, 128, 128, 128, true), nullptr);
   }
+}
+
+TEST(DispatchTable, EachKindOfBetaSeesItsRowsAndTheAnyRows) {
+  // HGEMM 4096^3 on device: cuBLAS for beta == 0, our kernel for beta != 0; a beta-any SGEMM row.
+  const std::string text = std::string(kHeader) + "\n" +
+                           "hgemm,NN,device,4096,4096,4096,0,cublas,-,230,0.97\n"                      // line 2
+                           "hgemm,NN,device,4096,4096,4096,1,kernels,wgmma_tma_128x256x64_s4,259,1.3\n"  // line 3
+                           "hgemm,NN,device,64,64,64,*,cublas,-,20,1\n"                                // line 4
+                           "sgemm,TN,device,4096,16,4096,*,kernels,skinny_r16,57,1.1\n";              // line 5
+  DispatchTable t;
+  std::string error;
+  ASSERT_TRUE(myblas::parse_dispatch_table(text, &t, &error)) << error;
+  const TableEntry* e = myblas::nearest_entry(t, Routine::hgemm, Mem::device, Op::N, Op::N, 3000, 5000, 4000, true);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->line, 2);
+  e = myblas::nearest_entry(t, Routine::hgemm, Mem::device, Op::N, Op::N, 3000, 5000, 4000, false);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->line, 3);
+  EXPECT_EQ(myblas::entry_hgemm_kernel(*e), HgemmKernel::wgmma_tma);
+  EXPECT_STREQ(myblas::entry_choice_name(*e), "wgmma_tma_128x256x64_s4");
+  // The beta-any row serves both kinds where it is nearest.
+  for (bool beta_zero : {true, false}) {
+    e = myblas::nearest_entry(t, Routine::hgemm, Mem::device, Op::N, Op::N, 70, 60, 64, beta_zero);
+    ASSERT_NE(e, nullptr);
+    EXPECT_EQ(e->line, 4);
+    e = myblas::nearest_entry(t, Routine::sgemm, Mem::device, Op::T, Op::N, 4000, 16, 4096, beta_zero);
+    ASSERT_NE(e, nullptr);
+    EXPECT_EQ(myblas::entry_sgemm_kernel(*e), SgemmKernel::skinny_r16);
+  }
+  // Rows for one kind only: the other kind finds nothing.
+  ASSERT_TRUE(myblas::parse_dispatch_table(std::string(kHeader) + "\nhgemm,NN,device,8,8,8,1,cublas,-,1,1\n", &t, &error));
+  EXPECT_EQ(myblas::nearest_entry(t, Routine::hgemm, Mem::device, Op::N, Op::N, 8, 8, 8, true), nullptr);
+  EXPECT_NE(myblas::nearest_entry(t, Routine::hgemm, Mem::device, Op::N, Op::N, 8, 8, 8, false), nullptr);
 }
 
 TEST(DispatchTableSource, OverrideThenOneFilePerComputeCapability) {

@@ -55,7 +55,7 @@ bool path_allowed(const Spec& s, const std::string& backend, const std::string& 
     return path == "kernels";
   }
   // auto: an operand the call uses in device memory sends it to the GPU, on our kernel where it
-  // measured faster (SGEMV's table, *_kernel_beats_cublas) or cuBLAS; host-only GEMM follows the
+  // measured faster (the measured table's device rows) or cuBLAS; host-only GEMM follows the
   // measured host table; host SGEMV never leaves the CPU.
   const int used = s.scale_only() ? 4 : 7;  // place bits of the operands read or written (4: C or y)
   if (s.place & used) return path == "cublas" || path == "kernels";  // kernels: where measured faster

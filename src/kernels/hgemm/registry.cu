@@ -1,6 +1,6 @@
 // The HGEMM kernel table: names, what each kernel can run, the shape rule that picks a
-// production kernel, where it beats cuBLAS, and the launch switch. Kernels live one per file
-// beside this one.
+// production kernel, and the launch switch. Where our kernel beats cuBLAS is the measured
+// dispatch table's to say (data/dispatch-sm_XY.csv). Kernels live one per file beside this one.
 
 #include "kernels/hgemm.h"
 #include "kernels/kernel_table.h"
@@ -60,20 +60,6 @@ const char* hgemm_can_implement(HgemmKernel k, const GemmProblem& p) {
 HgemmKernel hgemm_choose(const GemmProblem& p) {
   if (!hgemm_can_implement(HgemmKernel::wgmma_tma, p)) return HgemmKernel::wgmma_tma;
   return p.m >= 4096 && p.n >= 4096 ? HgemmKernel::mma_sync_128x256x64 : HgemmKernel::mma_sync_128x128x64;
-}
-
-// Where the committed H100 benchmark (bench/results/h100-hgemm-dispatch-2026-11-22.csv: bench_blas
-// --hgemm through the library, MYBLAS_BACKEND=cublas, =kernels and auto in one session) measured
-// our path faster than the library's cuBLAS path. With beta != 0 the cuBLAS path computes into
-// FP32 scratch and rounds once (cublas_backend.cpp: one rounding, as the reference), which costs
-// it 1.3-2x; our epilogue applies beta in FP32 and rounds once for free: 2048^3 61 vs 90 us,
-// 4096^3 257-261 vs 345-352 (every transpose), 4096x4096x128 102 vs 205, 8192^3 1911 vs 1985.
-// At 1024^3 and 1000^3, and for m or n = 16, ours is slower. With beta == 0 cuBLAS writes
-// binary16 directly and is as fast or faster (ours 0.91-0.97x at 2048^3-4096^3), so it keeps those.
-bool hgemm_kernel_beats_cublas(const GemmProblem& p) {
-  if (p.beta == 0.f) return false;
-  if (p.m < 2048 || p.n < 2048 || p.k < 128) return false;
-  return hgemm_choose(p) == HgemmKernel::wgmma_tma;
 }
 
 cudaError_t hgemm_run(HgemmKernel k, const GemmProblem& p, cudaStream_t s) {
