@@ -9,7 +9,10 @@
 // Output: CSV with columns routine,path,trans,m,n,k,time_us,gflops,gbps,ratio_vs_cublas preceded
 // by '#' header lines; a '#' summary table follows. gbps counts A, B read once, C written once
 // (and read once more when beta != 0). Options: --reps=N (default 20), --quick (skip 8192^3 and
-// the transposes), --skinny (only the memory-bound shapes: m or n = 16 in every transpose, k = 64).
+// the transposes), --skinny (only the memory-bound shapes: m or n = 16 in every transpose, k = 64),
+// --large (only the production kernels on 4092^3 NN and 4096^3 / 8192^3 in every transpose),
+// --mid (only the production kernels on mid-sized and flat NN shapes, where the tile choice matters),
+// --only=NAME[,NAME...] (only these kernels, wherever the shape list would run them).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -148,10 +151,21 @@ void bench_shape(cublasHandle_t h, const Source& src, const Shape& s, const std:
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, skinny = false;
+  bool quick = false, skinny = false, large = false, mid = false;
+  std::vector<std::string> only;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strcmp(argv[i], "--skinny")) skinny = true;
+    else if (!std::strcmp(argv[i], "--large")) large = true;
+    else if (!std::strcmp(argv[i], "--mid")) mid = true;
+    else if (!std::strncmp(argv[i], "--only=", 7)) {
+      std::string rest = argv[i] + 7;
+      for (size_t at = 0; at <= rest.size();) {
+        const size_t comma = std::min(rest.find(',', at), rest.size());
+        if (comma > at) only.push_back(rest.substr(at, comma - at));
+        at = comma + 1;
+      }
+    }
     else if (!std::strncmp(argv[i], "--reps=", 7)) g_reps = std::max(3, std::atoi(argv[i] + 7));
   }
   int count = 0;
@@ -185,7 +199,17 @@ int main(int argc, char** argv) {
       {{'N', 'N', 4096, 16, 4096, 0.f, false}, prod},
       {{'N', 'N', 8192, 8192, 64, 0.5f, false}, prod},
   };
-  if (skinny) {
+  if (mid) {
+    list.clear();
+    const int shapes[][3] = {{127, 129, 1031}, {1000, 1000, 1000}, {1024, 1024, 1024}, {2048, 2048, 2048},
+                             {3000, 3000, 3000}, {4096, 4096, 128}, {128, 4096, 4096}, {4096, 128, 4096},
+                             {8192, 1024, 8192}};
+    for (const auto& d : shapes) list.push_back({{'N', 'N', d[0], d[1], d[2], 0.f, false}, prod});
+  } else if (large) {
+    list = {{{'N', 'N', 4092, 4092, 4092, 0.f, false}, prod}};
+    for (int size : {4096, 8192})
+      for (const char* t : {"NN", "NT", "TN", "TT"}) list.push_back({{t[0], t[1], size, size, size, 0.f, false}, prod});
+  } else if (skinny) {
     list.erase(list.begin(), list.begin() + 2);
     for (const char* t : {"NT", "TN", "TT"}) {
       list.push_back({{t[0], t[1], 16, 4096, 4096, 0.f, false}, prod});
@@ -199,7 +223,13 @@ int main(int argc, char** argv) {
       list.push_back({{t[0], t[1], 4096, 16, 4096, 0.f, false}, prod});
     }
   }
-  for (const auto& e : list) {
+  for (auto& e : list) {
+    if (!only.empty()) {
+      std::vector<SgemmKernel> keep;
+      for (SgemmKernel k : e.second)
+        if (std::find(only.begin(), only.end(), myblas::sgemm_kernel_name(k)) != only.end()) keep.push_back(k);
+      e.second = keep;
+    }
     bench_shape(h, src, e.first, e.second);
     std::fflush(stdout);
   }

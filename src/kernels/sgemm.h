@@ -23,14 +23,19 @@ enum class SgemmKernel {
   blocktile_2d,   // 128x128x8 block tile, 8x8 outputs per thread
   vectorized,     // rung 5 with float4 global loads and float4 shared reads (16-byte aligned only)
   warptile,       // 128x128x16, warp tiles of 64x32, register-staged double buffering
-  // Production (src/kernels/sgemm/pipelined_128x128x16.cu).
+  // Production (src/kernels/sgemm/pipelined_128x128x16.cu; the pipelined_regdb_* below).
   pipelined_s3,   // 128x128x16, cp.async 3-stage pipeline, all transposes, block swizzle
   pipelined_s4,   // as pipelined_s3 with 4 stages
   // Shape-specialised (src/kernels/sgemm/skinny_*.cu), memory-bound.
   skinny_r16,     // min(m, n) <= 16: stream the large operand once with float4 loads along its
                   // contiguous side, the <= 16-row operand in shared memory, ordered split-k
+  // Production (src/kernels/sgemm/pipelined_regdb_8x16.cu): 64x64 warp tiles, 8x16 outputs per
+  // lane, shared -> register fragments double-buffered, multi-stage cp.async, all transposes.
+  regdb_256x128,  // 256x128x8 block tile, 6 stages, 8 warps, one block per SM (up to 255 registers)
+  regdb_128x256,  // 128x256x8 block tile, 6 stages, 8 warps, one block per SM
+  regdb_128x128,  // 128x128x8 block tile, 6 stages, 4 warps, two blocks per SM
 };
-constexpr int kSgemmKernelCount = 10;
+constexpr int kSgemmKernelCount = 13;
 
 const char* sgemm_kernel_name(SgemmKernel k);
 bool sgemm_kernel_from_name(const char* name, SgemmKernel* out);

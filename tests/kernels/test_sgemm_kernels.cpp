@@ -1,12 +1,14 @@
 // Every SGEMM kernel (ladder rungs, production, shape-specialised) called directly on device
 // pointers and compared with OpenBLAS: sizes around every tile edge (tile-1, tile, tile+1 for the
-// 32, 64 and 128 tiles and the 16-wide k tiles), odd sizes (1, 3, 17, 127), skinny shapes that
+// 32, 64 and 128 tiles and the 16-wide k tiles; 256 x 256 x 256 and 513 x 383 x 37, where the
+// 256-wide tiles have whole blocks inside C beside edge blocks and k is not a multiple of 8),
+// odd sizes (1, 3, 17, 127), skinny shapes that
 // split k (16 x 300 x 1100, 1000 x 7 x 2100), all four transposes (a rung that takes fewer must
 // refuse the others), padded leading dimensions with guards that must survive, operands
 // misaligned by one float with odd leading dimensions, NaN in C with beta == 0, two runs that
 // must agree bit for bit, and 64-bit offsets (ldc * n past 2^31). Error bound per element:
 // (k + 2) * 4 * eps * (|alpha| sum_l |op(A)(i,l)| |op(B)(l,j)| + |beta| |C0(i,j)|).
-// MYBLAS_SGEMM_TEST_SHORT=1 (2) keeps four (three small) shapes, for compute-sanitizer runs.
+// MYBLAS_SGEMM_TEST_SHORT=1 (2) keeps five (three small) shapes, for compute-sanitizer runs.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -53,6 +55,9 @@ bool must_refuse(SgemmKernel k, const Case& c) {
     case SgemmKernel::naive:
     case SgemmKernel::pipelined_s3:
     case SgemmKernel::pipelined_s4:
+    case SgemmKernel::regdb_128x256:
+    case SgemmKernel::regdb_256x128:
+    case SgemmKernel::regdb_128x128:
       return false;
     case SgemmKernel::vectorized:
     case SgemmKernel::warptile:
@@ -137,7 +142,7 @@ void run_case(SgemmKernel k, const Case& c, int* ran) {
   ++*ran;
 }
 
-// 0: every shape; 1: four shapes (memcheck); 2: three small shapes (racecheck).
+// 0: every shape; 1: five shapes (memcheck); 2: three small shapes (racecheck).
 int short_run() {
   const char* s = std::getenv("MYBLAS_SGEMM_TEST_SHORT");
   return s && *s ? std::atoi(s) : 0;
@@ -149,8 +154,8 @@ std::vector<Case> cases() {
       {1, 1, 1},      {3, 3, 3},       {17, 17, 17},   {31, 33, 32},    {32, 32, 33},
       {63, 65, 64},   {127, 129, 128}, {128, 128, 16}, {129, 127, 15},  {1, 127, 300},
       {257, 3, 129},  {16, 300, 1100}, {300, 16, 1100}, {17, 17, 1300}, {5, 1000, 2100},
-      {1000, 7, 2100}};
-  const std::vector<Shape> few = {{17, 17, 17}, {129, 127, 15}, {16, 300, 1100}, {300, 16, 1100}};
+      {1000, 7, 2100}, {256, 256, 256}, {513, 383, 37}};
+  const std::vector<Shape> few = {{17, 17, 17}, {129, 127, 15}, {16, 300, 1100}, {300, 16, 1100}, {513, 383, 37}};
   const std::vector<Shape> tiny = {{33, 31, 17}, {16, 40, 600}, {40, 5, 600}};
   const float ab[][2] = {{1.f, 0.f}, {-1.f, 1.f}, {0.5f, -0.5f}, {2.f, 0.f}, {-0.75f, 0.25f}};
   std::vector<Case> out;
@@ -265,7 +270,8 @@ TEST(SgemmKernelTest64, DeviceLargeOffsets) {
       for (int l = 0; l < k; ++l) s += double(ha[i + size_t(m) * l]) * hb[l + size_t(k) * j];
       want[i + size_t(m) * j] = float(alpha * s + beta * double(hc[i + size_t(m) * j]));
     }
-  for (SgemmKernel kk : {SgemmKernel::pipelined_s3, SgemmKernel::pipelined_s4, SgemmKernel::skinny_r16}) {
+  for (SgemmKernel kk : {SgemmKernel::pipelined_s3, SgemmKernel::pipelined_s4, SgemmKernel::skinny_r16,
+                         SgemmKernel::regdb_128x256, SgemmKernel::regdb_256x128, SgemmKernel::regdb_128x128}) {
     SCOPED_TRACE(myblas::sgemm_kernel_name(kk));
     for (int j = 0; j < n; ++j)
       ASSERT_EQ(cudaMemcpy(c + size_t(ld) * j, hc.data() + size_t(m) * j, m * 4, cudaMemcpyHostToDevice), cudaSuccess);

@@ -5,6 +5,7 @@
 #include "kernels/sgemm.h"
 #include "kernels/kernel_table.h"
 #include "kernels/sgemm/common.cuh"
+#include "kernels/sgemm/pipelined_regdb.cuh"
 
 namespace myblas {
 
@@ -21,6 +22,9 @@ constexpr KernelEntry<SgemmKernel> kTable[kSgemmKernelCount] = {
     {SgemmKernel::pipelined_s3, "pipelined_128x128x16_s3", true},
     {SgemmKernel::pipelined_s4, "pipelined_128x128x16_s4", true},
     {SgemmKernel::skinny_r16, "skinny_r16", true},
+    {SgemmKernel::regdb_256x128, "pipelined_regdb_256x128x8_s6", true},
+    {SgemmKernel::regdb_128x256, "pipelined_regdb_128x256x8_s6", true},
+    {SgemmKernel::regdb_128x128, "pipelined_regdb_128x128x8_s6", true},
 };
 
 }  // namespace
@@ -44,6 +48,9 @@ const char* sgemm_can_implement(SgemmKernel k, const GemmProblem& p) {
     case SgemmKernel::naive:
     case SgemmKernel::pipelined_s3:
     case SgemmKernel::pipelined_s4:
+    case SgemmKernel::regdb_256x128:
+    case SgemmKernel::regdb_128x256:
+    case SgemmKernel::regdb_128x128:
       return nullptr;
     case SgemmKernel::coalesced:
     case SgemmKernel::smem_tiles:
@@ -62,12 +69,27 @@ const char* sgemm_can_implement(SgemmKernel k, const GemmProblem& p) {
   return "unknown kernel";
 }
 
-// Measured on the H100 (bench/results/h100-sgemm-2026-11-22.md): skinny_r16 is 3-8x faster than
-// the tiled kernels whenever m or n is <= 16 (every transpose); otherwise the 4-stage pipelined
-// kernel, within noise of 3 stages everywhere (0.80 vs 0.79 of cuBLAS at 4096^3 NN).
+// Measured on the H100 (bench/results/h100-sgemm-2026-11-22.md, h100-sgemm-prod-2026-11-22.md):
+// - skinny_r16 is 3-8x faster than the tiled kernels whenever m or n is <= 16 (every transpose).
+// - The register double-buffered kernels (pipelined_regdb_*) beat the 4-stage pipelined kernel on
+//   every shape measured whose tile grid has no edge blocks and k >= 128 (4096^3 / 8192^3 in all
+//   transposes 0.90-0.96x cuBLAS against 0.74-0.82x; 1024^3, 2048^3, 4096 x 4096 x 128,
+//   8192 x 1024 x 8192, 128 x 4096 x 4096, 4096 x 128 x 4096), and with edge blocks at 4092^3, but
+//   their edge blocks run slowly enough that 1000^3 and 3000^3 (a partly filled last wave) are
+//   faster on pipelined_s4, as is k = 64 (m = n = 8192), where one block per SM cannot hide the
+//   short main loop's prologue and epilogue.
+// - Among them: 256x128 for NN once it makes about a wave of blocks (2048^3 and up; 4092^3 within
+//   noise of 128x256); 128x128 (two blocks per SM) for NN with fewer blocks (1024^3, 128 or 4096
+//   columns of 128) and for NT, TN and TT (4096^3 and 8192^3: 0.92-0.96x against 0.87-0.92x for
+//   256x128). The transposes were measured at 4096^3 and 8192^3 only.
 SgemmKernel sgemm_choose(const GemmProblem& p) {
   if (p.m <= 16 || p.n <= 16) return SgemmKernel::skinny_r16;
-  return SgemmKernel::pipelined_s4;
+  const bool edge_blocks = p.m % 128 != 0 || p.n % 128 != 0;
+  if (p.k < 128 || (edge_blocks && (p.m < 4000 || p.n < 4000))) return SgemmKernel::pipelined_s4;
+  const bool nn = p.ta == Op::N && p.tb == Op::N;
+  const int64_t blocks_256x128 = int64_t((p.m + 255) / 256) * ((p.n + 127) / 128);
+  if (nn && blocks_256x128 >= 96) return SgemmKernel::regdb_256x128;
+  return SgemmKernel::regdb_128x128;
 }
 
 // Only where the committed benchmarks measured the chosen kernel faster than cublasSgemm in every
@@ -99,6 +121,9 @@ cudaError_t sgemm_run(SgemmKernel k, const GemmProblem& p, cudaStream_t s) {
     case SgemmKernel::pipelined_s3: return launch_pipelined(p, 3, s);
     case SgemmKernel::pipelined_s4: return launch_pipelined(p, 4, s);
     case SgemmKernel::skinny_r16: return launch_skinny_r16(p, s);
+    case SgemmKernel::regdb_128x256: return launch_pipelined_regdb(p, RegdbTile::t128x256, s);
+    case SgemmKernel::regdb_256x128: return launch_pipelined_regdb(p, RegdbTile::t256x128, s);
+    case SgemmKernel::regdb_128x128: return launch_pipelined_regdb(p, RegdbTile::t128x128, s);
   }
   return cudaErrorInvalidValue;
 }
