@@ -597,9 +597,11 @@ void gemv_case(const std::string& group, const GemvCase& c, Place place, const G
 // SGEMV shapes around the kernels' edges: 128-row blocks (n_rowblock), 256-column x tiles
 // (x_shared N) and 2048-row x tiles (x_shared T), column splits (n >= 128) and row splits
 // (m >= 2048) of the split kernels, tiny and odd shapes.
+// 4097 x 3 and 8200 x 9 (T): tall enough that t_lanegroup_cluster's own choice takes clusters
+// of 2 and 4 blocks (at least 2048 rows per split).
 std::vector<std::pair<int, int>> gemv_shapes() {
-  return {{1, 1},     {37, 19},  {127, 255}, {128, 256}, {129, 257}, {200, 130},
-          {129, 700}, {2047, 9}, {2048, 8},  {2049, 7},  {3000, 40}};
+  return {{1, 1},     {37, 19},  {127, 255}, {128, 256},  {129, 257}, {200, 130},
+          {129, 700}, {2047, 9}, {2048, 8},  {2049, 7},   {3000, 40}, {4097, 3}, {8200, 9}};
 }
 
 // ---- scale and conversion kernels --------------------------------------------------------------
