@@ -49,10 +49,6 @@ const char* sgemm_can_implement(SgemmKernel k, const GemmProblem& p);
 // (bench/results/h100-sgemm-*.md).
 SgemmKernel sgemm_choose(const GemmProblem& p);
 
-// True only for the shape regions where the committed H100 benchmark measured the hand-written
-// kernel (sgemm_choose's pick) faster than cublasSgemm.
-bool sgemm_kernel_beats_cublas(const GemmProblem& p);
-
 // Launches on `stream`. p is validated: m, n, k >= 1, alpha != 0, lda/ldb/ldc >= minimum, device
 // pointers (the caller handles quick returns, alpha == 0 and k == 0). Split kernels take scratch
 // from a per-device stream-ordered pool. Returns the launch (or allocation) error.

@@ -443,6 +443,9 @@ Tile sgemm_tile(SgemmKernel k) {
     case SgemmKernel::pipelined_s3:
     case SgemmKernel::pipelined_s4: return {128, 128, 16};
     case SgemmKernel::skinny_r16: return {16, 128, 512};
+    case SgemmKernel::regdb_256x128: return {256, 128, 8};
+    case SgemmKernel::regdb_128x256: return {128, 256, 8};
+    case SgemmKernel::regdb_128x128: return {128, 128, 8};
   }
   return {128, 128, 16};
 }

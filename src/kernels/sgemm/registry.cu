@@ -1,6 +1,6 @@
 // The SGEMM kernel table: names, what each kernel can run, the shape rule that picks a
-// production kernel, where it beats cuBLAS, and the launch switch. Kernels live one per file
-// beside this one.
+// production kernel, and the launch switch. Where our kernel beats cuBLAS is the measured
+// dispatch table's to say (data/dispatch-sm_XY.csv). Kernels live one per file beside this one.
 
 #include "kernels/sgemm.h"
 #include "kernels/kernel_table.h"
@@ -90,21 +90,6 @@ SgemmKernel sgemm_choose(const GemmProblem& p) {
   const int64_t blocks_256x128 = int64_t((p.m + 255) / 256) * ((p.n + 127) / 128);
   if (nn && blocks_256x128 >= 96) return SgemmKernel::regdb_256x128;
   return SgemmKernel::regdb_128x128;
-}
-
-// Only where the committed benchmarks measured the chosen kernel faster than cublasSgemm in every
-// run (bench/results/h100-sgemm-2026-11-22.md, h100-sgemm-skinny-v2/v3-2026-11-22.csv and the
-// --quick run of the session note): skinny_r16 on NN 4096x16x4096 (1.17-1.31x), NN 16x4096x4096
-// (1.02-1.14x since the conflict-free S layout), TN 4096x16x4096 (1.13x, 1.13x) and TT 4096x16x4096
-// (1.07x, 1.10x). Everywhere else measured it is slower or mixed (large squares 0.70-0.87x,
-// k = 64 0.81-0.86x, NT both and TT m = 16 0.76-0.94x, TN m = 16 0.92x and 1.07x), and unmeasured
-// shapes are not claimed.
-bool sgemm_kernel_beats_cublas(const GemmProblem& p) {
-  if (p.k != 4096) return false;
-  const bool nn = p.ta == Op::N && p.tb == Op::N;
-  if (p.m == 4096 && p.n == 16) return nn || (p.ta == Op::T && (p.tb == Op::N || p.tb == Op::T));
-  if (p.m == 16 && p.n == 4096) return nn;
-  return false;
 }
 
 cudaError_t sgemm_run(SgemmKernel k, const GemmProblem& p, cudaStream_t s) {
