@@ -43,37 +43,8 @@ int g_reps = 30;
 bool g_failed = false;
 using bench::Source;
 
-// As bench::time_calls (events on the legacy default stream around each call, median after
-// warm-up, sets rotated), and also the median host time spent inside f itself.
-struct Timing {
-  double event_us, host_us;
-};
-Timing time_calls(const std::function<void(int)>& f, int nsets, int reps, int warmups = 3) {
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  for (int w = 0; w < warmups; ++w) f(w % nsets);
-  CK(cudaDeviceSynchronize());
-  std::vector<float> t;
-  std::vector<double> h;
-  for (int r = 0; r < reps; ++r) {
-    CK(cudaEventRecord(e0, nullptr));
-    const auto h0 = std::chrono::steady_clock::now();
-    f((r + warmups) % nsets);
-    const auto h1 = std::chrono::steady_clock::now();
-    CK(cudaEventRecord(e1, nullptr));
-    CK(cudaEventSynchronize(e1));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    t.push_back(ms * 1000.f);
-    h.push_back(std::chrono::duration<double, std::micro>(h1 - h0).count());
-  }
-  CK(cudaEventDestroy(e0));
-  CK(cudaEventDestroy(e1));
-  std::sort(t.begin(), t.end());
-  std::sort(h.begin(), h.end());
-  return {t[t.size() / 2], h[h.size() / 2]};
-}
+using bench::Timing;
+using bench::time_calls_with_host;  // event and host time of each call
 
 struct HostRow {
   std::string path;
@@ -126,7 +97,7 @@ void bench_shape(cublasHandle_t h, const Source& src, char t, int m, int n) {
   CK(cudaMemcpy(href.data(), yref, size_t(ly) * 4, cudaMemcpyDeviceToHost));
 
   auto cublas_call = [&](int i) { CB(cublasSgemv(h, op, m, n, &one, A(i), m, X(i), 1, &zero, Y(i), 1)); };
-  const Timing tc = time_calls(cublas_call, nsets, g_reps);
+  const Timing tc = time_calls_with_host(cublas_call, nsets, g_reps);
   const double t_cublas = tc.event_us;
   row("sgemv", "cublas", t, m, n, tc, 1.0);
 
@@ -171,7 +142,7 @@ void bench_shape(cublasHandle_t h, const Source& src, char t, int m, int n) {
     if (!verify(path, [&] { CK(myblas::sgemv_run(k, problem(0, ygot), nullptr)); }, &first_ms)) continue;
     const int reps = first_ms > 20.f ? 3 : first_ms > 2.f ? 10 : g_reps;
     auto call = [&](int i) { CK(myblas::sgemv_run(k, problem(i, Y(i)), nullptr)); };
-    const Timing tk = time_calls(call, nsets, reps);
+    const Timing tk = time_calls_with_host(call, nsets, reps);
     const double us = tk.event_us;
     row("sgemv", path.c_str(), t, m, n, tk, t_cublas / us);
     if (myblas::sgemv_kernel_is_production(k) && us < sum.best_us) {
@@ -190,7 +161,7 @@ void bench_shape(cublasHandle_t h, const Source& src, char t, int m, int n) {
         if (!verify(path, [&] { CK(myblas::sgemv_run_cluster(k, problem(0, ygot), c, nullptr)); }, &first_ms))
           continue;
         auto call = [&](int i) { CK(myblas::sgemv_run_cluster(k, problem(i, Y(i)), c, nullptr)); };
-        const Timing tk = time_calls(call, nsets, g_reps);
+        const Timing tk = time_calls_with_host(call, nsets, g_reps);
         row("sgemv-cluster", path.c_str(), t, m, n, tk, t_cublas / tk.event_us);
       }
     }
@@ -236,11 +207,11 @@ int main(int argc, char** argv) {
     p.a = buf;
     p.x = buf + 4;
     p.y = buf + 8;
-    const Timing us = time_calls([&](int) { CK(myblas::sgemv_run(SgemvKernel::thread_per_row, p, nullptr)); }, 1, 50);
+    const Timing us = time_calls_with_host([&](int) { CK(myblas::sgemv_run(SgemvKernel::thread_per_row, p, nullptr)); }, 1, 50);
     std::printf("launch,empty-1x1-thread_per_row,N,1,1,0,%.2f,0,0,0\n", us.event_us);
     g_host.push_back({"empty-1x1-thread_per_row", 'N', 1, 1, us});
     const float one = 1.f, zero = 0.f;
-    const Timing uc = time_calls([&](int) { CB(cublasSgemv(h, CUBLAS_OP_N, 1, 1, &one, buf, 1, buf + 4, 1, &zero, buf + 8, 1)); }, 1, 50);
+    const Timing uc = time_calls_with_host([&](int) { CB(cublasSgemv(h, CUBLAS_OP_N, 1, 1, &one, buf, 1, buf + 4, 1, &zero, buf + 8, 1)); }, 1, 50);
     std::printf("launch,cublas-1x1,N,1,1,0,%.2f,0,0,0\n", uc.event_us);
     g_host.push_back({"cublas-1x1", 'N', 1, 1, uc});
     CK(cudaFree(buf));

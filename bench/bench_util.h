@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -82,28 +83,42 @@ inline float time_once_ms(const std::function<void()>& f) {
   return ms;
 }
 
-// Median microseconds of f(set): `warmups` calls, then `reps` calls, each between two events
-// on the legacy default stream; sets rotate so consecutive calls touch different memory.
-inline double time_calls(const std::function<void(int)>& f, int nsets, int reps, int warmups = 3) {
+// Median event time of f(set) (microseconds, launch included), and the median host time spent
+// inside f itself: `warmups` calls, then `reps` calls, each between two events on the legacy
+// default stream; sets rotate so consecutive calls touch different memory.
+struct Timing {
+  double event_us, host_us;
+};
+inline Timing time_calls_with_host(const std::function<void(int)>& f, int nsets, int reps, int warmups = 3) {
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
   for (int w = 0; w < warmups; ++w) f(w % nsets);
   CK(cudaDeviceSynchronize());
   std::vector<float> t;
+  std::vector<double> h;
   for (int r = 0; r < reps; ++r) {
     CK(cudaEventRecord(e0, nullptr));
+    const auto h0 = std::chrono::steady_clock::now();
     f((r + warmups) % nsets);
+    const auto h1 = std::chrono::steady_clock::now();
     CK(cudaEventRecord(e1, nullptr));
     CK(cudaEventSynchronize(e1));
     float ms;
     CK(cudaEventElapsedTime(&ms, e0, e1));
     t.push_back(ms * 1000.f);
+    h.push_back(std::chrono::duration<double, std::micro>(h1 - h0).count());
   }
   CK(cudaEventDestroy(e0));
   CK(cudaEventDestroy(e1));
   std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  std::sort(h.begin(), h.end());
+  return {t[t.size() / 2], h[h.size() / 2]};
+}
+
+// The median event time alone.
+inline double time_calls(const std::function<void(int)>& f, int nsets, int reps, int warmups = 3) {
+  return time_calls_with_host(f, nsets, reps, warmups).event_us;
 }
 
 // Random values in [-1, 1] (never 0), tiled into device buffers with a shifting start.
