@@ -24,10 +24,16 @@
 //     after cluster.sync() the blocks read each other's sums through distributed shared memory
 //     and add them in rank order (common.cuh cluster_reduce_ordered). One launch with no
 //     scratch, no counters, no memset; for small and mid shapes the column split then puts the
-//     whole matrix's loads in flight in one round instead of several rounds per warp.
+//     whole matrix's loads in flight in one round instead of several rounds per warp;
+//   - n_rowblock_cluster on large shapes (8192^2, 16384^2: every warp streams >= 256 columns
+//     when there is at most one block per SM) runs a software-pipelined loop (stream_full_rows):
+//     the next batch of 8 loads is issued before the current batch's FMAs, so a warp never
+//     drains to zero loads in flight between batches. It pays only with one block per SM: at
+//     two per SM the extra requests in flight lowered DRAM throughput (ncu, v4 results).
 // If A is misaligned or lda % 4 != 0 the same kernel runs with scalar loads (a lane owns rows
 // lane, lane+32, lane+64, lane+96 of the block), still coalesced.
 #include <algorithm>
+#include <atomic>
 
 #include "kernels/sgemv/common.cuh"
 
@@ -59,6 +65,46 @@ __device__ __forceinline__ void axpy4(float4 a, float x, float (&acc)[4]) {
   acc[3] = fmaf(a.w, x, acc[3]);
 }
 
+// Columns [wc0, wc0 + 32*chunks) of this lane's 4 rows (all in range, A 16-byte aligned,
+// lda % 4 == 0), added to acc in column order (the same order as the generic loop below, so
+// the sums are the same bitwise). The columns go in batches of kB = 8 loads, software-pipelined
+// one batch ahead: the next batch's loads are issued before the current batch's FMAs (across
+// the 32-column chunks of x too), so a warp keeps 8 to 16 loads in flight instead of draining
+// to none at the end of every batch. x[c] sits in lane c % 32 and is broadcast by shuffle; the
+// next chunk's x is loaded one chunk ahead.
+__device__ __forceinline__ void stream_full_rows(const float* ap, int64_t lda, const float* x0,
+                                                 int64_t incx, int wc0, int chunks, int lane,
+                                                 float (&acc)[4]) {
+  constexpr int kB = 8;                  // loads per batch
+  constexpr int kPerChunk = kWarp / kB;  // batches per 32-column chunk of x
+  const int64_t ld4 = lda / 4;           // float4 per column
+  const float4* q = reinterpret_cast<const float4*>(ap + int64_t(wc0) * lda);
+  const float* xp = x0 + int64_t(wc0 + lane) * incx;  // x[chunk + lane]
+  const int64_t xstep = int64_t(kWarp) * incx;
+  float xv = *xp, xn = 0.f;
+  float4 cur[kB];  // (kB) columns x 4 rows: the batch being added
+#pragma unroll
+  for (int u = 0; u < kB; ++u, q += ld4) cur[u] = __ldcs(q);
+  const int batches = chunks * kPerChunk;
+  for (int j = 0; j < batches; ++j) {
+    const int jb = j % kPerChunk;
+    if (jb == 0 && j + kPerChunk < batches) xn = xp[xstep];  // next chunk's x
+    float4 nxt[kB];  // (kB) columns x 4 rows: the batch in flight
+    if (j + 1 < batches) {
+#pragma unroll
+      for (int u = 0; u < kB; ++u, q += ld4) nxt[u] = __ldcs(q);
+    }
+#pragma unroll
+    for (int u = 0; u < kB; ++u) axpy4(cur[u], __shfl_sync(0xffffffffu, xv, jb * kB + u), acc);
+    if (jb == kPerChunk - 1) {
+      xv = xn;
+      xp += xstep;
+    }
+#pragma unroll
+    for (int u = 0; u < kB; ++u) cur[u] = nxt[u];
+  }
+}
+
 // @tparam VA float4 loads of A (A 16-byte aligned, lda % 4 == 0)
 // @tparam CL launched as clusters of gridDim.y blocks (kernel n_rowblock_cluster)
 // Grid: (ceil(m / kRows), splits). Block (bx, by) computes rows [bx*kRows, +kRows) over columns
@@ -66,8 +112,8 @@ __device__ __forceinline__ void axpy4(float4 a, float x, float (&acc)[4]) {
 // through distributed shared memory and stores y. Else partial == nullptr: store y; else store
 // partial sums to partial[by*m + row], and with counters (kernel n_rowblock_lastblock) the last
 // block of row block bx adds them up and stores y.
-template <bool VA, bool CL>
-__global__ __launch_bounds__(kThreads, VA ? 4 : 2) void sgemv_n_rowblock_float4(Args g, int cols_per_split,
+template <bool VA, bool CL, bool PIPE>
+__global__ __launch_bounds__(kThreads, PIPE ? 2 : VA ? 4 : 2) void sgemv_n_rowblock_float4(Args g, int cols_per_split,
                                                                     float* partial, unsigned* counters) {
   static_assert(kThreads == 2 * kRows, "the last block adds each row's splits with two threads");
   __shared__ float4 red[kWarps][kRows / 4];  // (8 warps) x (128 rows) partial sums
@@ -81,7 +127,15 @@ __global__ __launch_bounds__(kThreads, VA ? 4 : 2) void sgemv_n_rowblock_float4(
   const float* ap = g.a + (r < g.m ? r : 0);
   float acc[4] = {0.f, 0.f, 0.f, 0.f};  // (4) rows of this lane
 
-  for (int cb = wc0; cb < wc1; cb += kWarp) {
+  int cstart = wc0;
+  if constexpr (VA && PIPE) {
+    if (row0 + kRows <= g.m && wc1 - wc0 >= kWarp) {  // every row of the block in range (warp-uniform)
+      const int chunks = (wc1 - wc0) / kWarp;
+      stream_full_rows(ap, g.lda, g.x0, g.incx, wc0, chunks, lane, acc);
+      cstart = wc0 + chunks * kWarp;
+    }
+  }
+  for (int cb = cstart; cb < wc1; cb += kWarp) {
     const int cnt = min(kWarp, wc1 - cb);
     const float xv = lane < cnt ? g.x0[int64_t(cb + lane) * g.incx] : 0.f;  // x[cb + lane]
     const float* acol = ap + int64_t(cb) * g.lda;
@@ -152,6 +206,26 @@ __global__ __launch_bounds__(kThreads, VA ? 4 : 2) void sgemv_n_rowblock_float4(
   if (h == 0 && row < g.m) store_y(g.y0 + int64_t(row) * g.incy, sum + upper[t], g.alpha, g.beta);
 }
 
+// Multiprocessors of the current device, cached per device.
+int sm_count() {
+  constexpr int kMaxDevices = 64;
+  static std::atomic<int> cache[kMaxDevices] = {};
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) {
+    cudaGetLastError();  // not this call's error: the launch that follows reports its own
+    return 132;
+  }
+  int sms = cache[dev].load(std::memory_order_relaxed);
+  if (!sms) {
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms < 1) {
+      cudaGetLastError();
+      sms = 132;
+    }
+    cache[dev].store(sms, std::memory_order_relaxed);
+  }
+  return sms;
+}
+
 }  // namespace
 
 cudaError_t launch_n_rowblock(const GemvProblem& p, Split split, cudaStream_t s, int cluster) {
@@ -160,30 +234,47 @@ cudaError_t launch_n_rowblock(const GemvProblem& p, Split split, cudaStream_t s,
   const Args g = make_args(p);
   const bool va = a_vectorizable(p);
   using Kern = void (*)(Args, int, float*, unsigned*);
-  const Kern kern = va ? sgemv_n_rowblock_float4<true, false> : sgemv_n_rowblock_float4<false, false>;
+  const Kern kern = va ? sgemv_n_rowblock_float4<true, false, false> : sgemv_n_rowblock_float4<false, false, false>;
   const int row_blocks = (p.m + kRows - 1) / kRows;
   int splits = 1, cols_per_split = p.n;
   if (split == Split::cluster) {
-    // One cluster per row block, C blocks splitting the columns: as many as fill the resident
-    // slots, each split at least kMinClusterCols columns, C a power of two and at most
-    // kAutoCluster (the benchmark may force C up to the device's limit). Measured on the H100
-    // (bench/results/h100-sgemv-2026-11-22-v3.md, sweep rows): C = 8 was the best or within
-    // noise of it from 512^2 to 4096^2; 16-block clusters were not faster anywhere.
-    const Kern ckern = va ? sgemv_n_rowblock_float4<true, true> : sgemv_n_rowblock_float4<false, true>;
+    // One cluster per row block, C blocks splitting the columns, C a power of two, each split
+    // at least kMinClusterCols columns. Two measured configurations
+    // (bench/results/h100-sgemv-2026-11-22-v4.md):
+    //  - streamed: at most one block per SM, running the software-pipelined loop
+    //    (stream_full_rows), when that leaves every warp at least kLongStream columns: 8192^2
+    //    takes C = 2 (128 blocks), 16384^2 C = 1 (a plain launch of 128 blocks). With two
+    //    pipelined blocks per SM (8192^2, C = 4) the stream was ~10% slower (DRAM at 76% of
+    //    peak against 87%).
+    //  - otherwise as many blocks of the unpipelined loop as fill the resident slots (4 per
+    //    SM), C <= kAutoCluster: C = 8 was the best or within noise of it from 512^2 to 4096^2;
+    //    16-block clusters were not faster anywhere. (4096^2 streamed, C = 4, was no faster.)
+    // A forced C (benchmark) takes the streamed loop under the same two conditions.
+    const Kern ckern = va ? sgemv_n_rowblock_float4<true, true, false> : sgemv_n_rowblock_float4<false, true, false>;
     constexpr int kMinClusterCols = 64;  // 8 per warp: one batch of kUnroll loads
     constexpr int kAutoCluster = 8;
+    constexpr int kLongStream = 256;  // columns per warp for the pipelined loop to pay
+    const int sms = sm_count();
+    auto streamed = [&](int c) { return va && row_blocks * c <= sms && p.n / (c * kWarps) >= kLongStream; };
     int c = cluster;
     if (c <= 0) {
-      const int slots = device_slots(reinterpret_cast<const void*>(kern), kThreads, 0);
-      c = std::min({kAutoCluster, slots / row_blocks, p.n / kMinClusterCols});
+      c = pow2_floor(std::min({kAutoCluster, sms / row_blocks, p.n / kMinClusterCols}));
+      if (!streamed(c)) {
+        const int slots = device_slots(reinterpret_cast<const void*>(kern), kThreads, 0);
+        c = std::min({kAutoCluster, slots / row_blocks, p.n / kMinClusterCols});
+      }
     }
     c = pow2_floor(std::min(c, cluster_limit(reinterpret_cast<const void*>(ckern), kThreads)));
+    const bool pipe = streamed(c);  // stays true if the pipelined kernel's limit lowers C
+    const Kern ck = pipe ? sgemv_n_rowblock_float4<true, true, true> : ckern;
+    if (pipe) c = pow2_floor(std::min(c, cluster_limit(reinterpret_cast<const void*>(ck), kThreads)));
     if (c <= 1) {
-      kern<<<dim3(unsigned(row_blocks), 1u), kThreads, 0, s>>>(g, p.n, nullptr, nullptr);
+      const Kern k1 = pipe ? sgemv_n_rowblock_float4<true, false, true> : kern;
+      k1<<<dim3(unsigned(row_blocks), 1u), kThreads, 0, s>>>(g, p.n, nullptr, nullptr);
       return cudaGetLastError();
     }
-    return launch_clusters(ckern, dim3(unsigned(row_blocks), unsigned(c)), kThreads, c, s, g,
-                           (p.n + c - 1) / c, static_cast<float*>(nullptr), static_cast<unsigned*>(nullptr));
+    return launch_clusters(ck, dim3(unsigned(row_blocks), unsigned(c)), kThreads, c, s, g, (p.n + c - 1) / c,
+                           static_cast<float*>(nullptr), static_cast<unsigned*>(nullptr));
   }
   if (split != Split::none) {
     // One wave of resident blocks: as many column splits as fill the free slots, each split
