@@ -297,6 +297,11 @@ TEST(SgemvKernelCluster, EveryClusterSize) {
   const Shape shapes[] = {{SgemvKernel::n_rowblock_cluster, 'N', 1000, 1000, 1000, 1, 1, 0},
                           {SgemvKernel::n_rowblock_cluster, 'N', 33, 4097, 36, -3, 2, 0},
                           {SgemvKernel::n_rowblock_cluster, 'N', 257, 33, 257, 1, -1, 1},
+                          // Aligned, >= 256 columns per warp at C = 1 and 2 with at most one
+                          // block per SM: the software-pipelined stream (stream_full_rows), its
+                          // column tail, and (m = 300) a last row block that takes the plain loop.
+                          {SgemvKernel::n_rowblock_cluster, 'N', 256, 4100, 260, 1, 1, 0},
+                          {SgemvKernel::n_rowblock_cluster, 'N', 300, 4099, 300, -3, 2, 0},
                           {SgemvKernel::t_lanegroup_cluster, 'T', 1000, 1000, 1000, 1, 1, 0},
                           {SgemvKernel::t_lanegroup_cluster, 'T', 4097, 33, 4100, 2, -3, 0},
                           {SgemvKernel::t_lanegroup_cluster, 'T', 2000, 9, 2001, 1, 1, 1}};
