@@ -128,22 +128,29 @@ bool device_has_clusters();
 // device allows non-portable sizes (> 8) and asks the occupancy calculator; then cached.
 int cluster_limit(const void* kernel, int threads);
 
-// Launches kern<<<grid, threads, 0, s>>>(args...) as clusters of (1, c, 1) blocks
-// (gridDim.y == c). Returns the launch error.
-template <class... P, class... A>
-cudaError_t launch_clusters(void (*kern)(P...), dim3 grid, int threads, int c, cudaStream_t s, A... args) {
+// A launch of `grid` blocks of `threads` threads on `s` as clusters of (1, c, 1) blocks; *attr
+// holds the cluster attribute that the returned configuration points to.
+inline cudaLaunchConfig_t cluster_config(dim3 grid, int threads, int c, cudaStream_t s, cudaLaunchAttribute* attr) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = grid;
   cfg.blockDim = dim3(unsigned(threads));
   cfg.dynamicSmemBytes = 0;
   cfg.stream = s;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = 1;
-  attr[0].val.clusterDim.y = unsigned(c);
-  attr[0].val.clusterDim.z = 1;
+  attr->id = cudaLaunchAttributeClusterDimension;
+  attr->val.clusterDim.x = 1;
+  attr->val.clusterDim.y = unsigned(c);
+  attr->val.clusterDim.z = 1;
   cfg.attrs = attr;
   cfg.numAttrs = 1;
+  return cfg;
+}
+
+// Launches kern<<<grid, threads, 0, s>>>(args...) as clusters of (1, c, 1) blocks
+// (gridDim.y == c). Returns the launch error.
+template <class... P, class... A>
+cudaError_t launch_clusters(void (*kern)(P...), dim3 grid, int threads, int c, cudaStream_t s, A... args) {
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = cluster_config(grid, threads, c, s, &attr);
   const cudaError_t e = cudaLaunchKernelEx(&cfg, kern, args...);
   return e != cudaSuccess ? e : cudaGetLastError();
 }

@@ -165,16 +165,8 @@ int cluster_limit(const void* kernel, int threads) {
     cudaGetLastError();
   int blocks = 1;
   for (int c = kMaxCluster; c >= 2 && blocks == 1; c /= 2) {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(1u, unsigned(c));
-    cfg.blockDim = dim3(unsigned(threads));
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = 1;
-    attr[0].val.clusterDim.y = unsigned(c);
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg = cluster_config(dim3(1u, unsigned(c)), threads, c, nullptr, &attr);
     int clusters = 0;
     if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) == cudaSuccess && clusters > 0)
       blocks = c;
