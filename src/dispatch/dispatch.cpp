@@ -185,8 +185,14 @@ size_t vec_bytes(int len, int inc) {
 
 }  // namespace
 
+// The start of a call, read only when MYBLAS_VERBOSE logs its time (a clock read is tens of
+// nanoseconds, as much as a small host SGEMV's whole dispatch).
+std::chrono::steady_clock::time_point call_start() {
+  return verbose() ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+}
+
 void run_gemm(GemmProblem& p) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = call_start();
   const bool gpu = gpu_available();
   if (gpu && device_memory_possible()) {  // (no CUDA context yet: every operand is host memory)
     int run_dev = -1;
@@ -291,7 +297,7 @@ void run_gemm(GemmProblem& p) {
 }
 
 void run_gemv(GemvProblem& p) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = call_start();
   const bool gpu = gpu_available();
   if (gpu && device_memory_possible()) {
     int run_dev = -1;
@@ -314,11 +320,17 @@ void run_gemv(GemvProblem& p) {
   }
   const Backend backend = backend_setting();
   // Which kernel: MYBLAS_SGEMV_KERNEL when forced, else the measured table's, else our choice.
-  // (Only looked up when a GPU can run it: host-only calls pay nothing for the table.)
+  // (Only looked up when a GPU can run it, and only for calls a kernel could take: device
+  // operands, or MYBLAS_BACKEND=kernels; host arrays in auto mode need only the host rows.)
   const DispatchTable* table = gpu ? &dispatch_table(p.device) : nullptr;
+  const bool kernel_possible = gpu && (p.any_device() || backend == Backend::kernels);
   const TableEntry* entry =
-      table ? nearest_entry(*table, Routine::sgemv, Mem::device, p.ta, Op::N, p.m, p.n, 0, p.beta == 0.f) : nullptr;
-  SgemvKernel kernel = entry && entry->path == Path::kernels ? entry_sgemv_kernel(*entry) : sgemv_choose(p);
+      table && kernel_possible
+          ? nearest_entry(*table, Routine::sgemv, Mem::device, p.ta, Op::N, p.m, p.n, 0, p.beta == 0.f)
+          : nullptr;
+  SgemvKernel kernel = entry && entry->path == Path::kernels ? entry_sgemv_kernel(*entry)
+                       : kernel_possible                     ? sgemv_choose(p)
+                                                             : SgemvKernel::thread_per_row;
   if (backend == Backend::kernels && !config().sgemv_kernel.empty()) {
     // The named kernel takes the calls it can run (an N-only kernel leaves T calls to the
     // measured choice).
@@ -328,7 +340,7 @@ void run_gemv(GemvProblem& p) {
     else if (gpu && sgemv_can_implement(named, p) == nullptr)
       kernel = named;
   }
-  const bool can = gpu && sgemv_can_implement(kernel, p) == nullptr;
+  const bool can = kernel_possible && sgemv_can_implement(kernel, p) == nullptr;
   const TableEntry* host = table && backend == Backend::auto_ && !p.any_device() && !p.scale_only()
                                ? nearest_entry(*table, Routine::sgemv, Mem::host, p.ta, Op::N, p.m, p.n, 0, p.beta == 0.f)
                                : nullptr;
