@@ -28,6 +28,15 @@
 //   residue-first order), so later stages need no k test; blocks wholly inside C take a copy path
 //   with no m/n tests either (block-uniform choice); and the last STAGES stages, which issue no
 //   copies, run in a second copy of the loop instead of behind an "is there a next stage" branch.
+// - The copies of a stage are spread over its k steps (one per step, 6 for NN at 256x128): stage
+//   kt refills the buffer that stage kt-1 left, during steps 0 .. BK-2, instead of every warp
+//   issuing its whole share right after the barrier. The burst had stalled the warps on the
+//   memory-instruction queue and on the copies' address registers: at 4096^3 NN (256x128) ncu saw
+//   issue slots busy 77.7% -> 86.1%, stalls per instruction long-scoreboard 0.11 -> 0.01,
+//   MIO-throttle 0.07 -> 0.00, short-scoreboard 0.12 -> 0.02, wait 0.08 -> 0.03, barrier 0.11 ->
+//   0.05, and the kernel went from 0.90-0.91x to 0.97-0.98x cuBLAS (4096^3 and 8192^3;
+//   bench/results/h100-sgemm-prod2-2026-11-22.md). The 128x128 tile keeps the burst for TT, where
+//   spreading spilled and measured slower.
 // - Loader index work is done once per block: each thread keeps one running pointer per operand
 //   and, for edge blocks, the validity of its chunks along m or n.
 // Unchanged: shared memory holds as[l][i] = op(A)(i, l) and bs[l][j] = op(B)(l, j), rows padded by
@@ -178,6 +187,43 @@ struct Loader {
     }
     cur += k_rows * kstep;
   }
+
+  // This thread's copies of one full stage, one chunk at a time (`issue` without KCHECK, split):
+  // chunk c of kChunks (c a constant once the caller's loop is unrolled), then `advance`.
+  static constexpr int kChunks = L == kContigVec ? kVecChunks : L == kContigScalar ? kScalarChunks : kPSteps * (BK / 8);
+  template <bool EDGE>
+  __device__ __forceinline__ void issue_chunk(uint32_t stage, int c) const {
+    const uint32_t d0 = dst0 + stage;
+    if (L == kContigVec) {
+      const float* src = cur + c * lstride;
+      const uint32_t d = d0 + c * kVecLStep * LD * 4;
+      if (!EDGE) {
+        cp16(d, src);
+      } else {
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          const bool ok = q < valid;
+          cp4_if(d + 4 * q, ok ? src + q : x, ok);
+        }
+      }
+    } else if (L == kContigScalar) {
+      const float* src = cur + c * lstride;
+      const uint32_t d = d0 + c * kScalarLStep * LD * 4;
+      if (!EDGE) cp4(d, src);
+      else cp4_if(d, valid ? src : x, valid);
+    } else {
+      const int j = c / (BK / 8), i = c % (BK / 8);
+      const float* src = cur + j * lstride + 8 * i;
+      const uint32_t d = d0 + (8 * i * LD + j * (THREADS / 8)) * 4;
+      if (!EDGE) {
+        cp4(d, src);
+      } else {
+        const bool ok = (valid >> j) & 1;
+        cp4_if(d, ok ? src : x, ok);
+      }
+    }
+  }
+  __device__ __forceinline__ void advance() { cur += BK * kstep; }
 };
 
 // @tparam BM, BN  rows / columns of C per block (multiples of the 64x64 warp tile)
@@ -229,6 +275,10 @@ __device__ __forceinline__ void block_gemm(const Args& g, float* smem, int bm, i
   constexpr int BM = C::kWarpsM * kWarpTile, BN = C::kWarpsN * kWarpTile;
   constexpr int BK = C::kStageFloats / (C::LDA + C::LDB);
   constexpr int STAGES = C::kSmemBytes / (C::kStageFloats * 4);
+  // Copies spread over the k steps (below) everywhere but the 128x128 tile with A k-contiguous
+  // and B contiguous along n (TT): there ptxas spilled 8 bytes with them and TT measured 1-2%
+  // slower than with the burst after the barrier (bench/results/h100-sgemm-prod2-2026-11-22.md).
+  constexpr bool SPREAD = !(BM == 128 && BN == 128 && LA == kKContig && LB != kKContig);
   const uint32_t sbase = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
   Loader<LA, BM, BK, C::kThreads> la;
   Loader<LB, BN, BK, C::kThreads> lb;
@@ -271,29 +321,59 @@ __device__ __forceinline__ void block_gemm(const Args& g, float* smem, int bm, i
   // Stage kt: BK k steps; at the last one, wait for stage kt+1, load its first fragments and (in
   // the first loop) refill stage kt's buffer with stage kt + STAGES. Every thread has read stage
   // kt by then (its last fragments were loaded at step BK-2, before the barrier).
+  //
+  // SPREAD: instead, stage kt refills the buffer of stage kt-1 (free since the barrier that ended
+  // stage kt-1) with stage kt-1 + STAGES, one copy per k step over steps 0 .. BK-2, and commits
+  // at step BK-1, so the copies and their address arithmetic sit between FFMAs instead of all
+  // warps issuing them together right after the barrier. Stage kt+1 is still the group
+  // STAGES-2 back at the wait (stage s >= STAGES is group s+1; stage 0 commits an empty group).
+  constexpr int kChunks = decltype(la)::kChunks + decltype(lb)::kChunks;
   auto stage = [&](int kt, auto issue_next) {
     const int off = (kt % STAGES) * C::kStageFloats;
+    const int refill = ((kt + STAGES - 1) % STAGES) * C::kStageFloats * 4;
 #pragma unroll
     for (int q = 0; q < BK; ++q) {
       if (q == BK - 1) {
+        if (SPREAD) {
+          if (decltype(issue_next)::value) la.advance(), lb.advance();
+          cp_async_commit();
+        }
         cp_async_wait<STAGES - 2>();
         __syncthreads();
         const int next = ((kt + 1) % STAGES) * C::kStageFloats;
         load_frag<C::LDA, C::LDB>(as0 + next, bs0 + next, 0, af[(q + 1) % 2], bf[(q + 1) % 2]);
-        if (decltype(issue_next)::value) {
-          la.template issue<EDGE, false>(off * 4, BK);
-          lb.template issue<EDGE, false>(off * 4, BK);
+        if (!SPREAD) {
+          if (decltype(issue_next)::value) {
+            la.template issue<EDGE, false>(off * 4, BK);
+            lb.template issue<EDGE, false>(off * 4, BK);
+          }
+          cp_async_commit();
         }
-        cp_async_commit();
       } else {
         load_frag<C::LDA, C::LDB>(as0 + off, bs0 + off, q + 1, af[(q + 1) % 2], bf[(q + 1) % 2]);
+        if (SPREAD && decltype(issue_next)::value) {
+#pragma unroll
+          for (int c = 0; c < kChunks; ++c) {
+            if (c * (BK - 1) / kChunks != q) continue;
+            if (c < decltype(la)::kChunks) la.template issue_chunk<EDGE>(refill, c);
+            else lb.template issue_chunk<EDGE>(refill, c - decltype(la)::kChunks);
+          }
+        }
       }
       outer(af[q % 2], bf[q % 2], acc);
     }
   };
   int kt = 0;
-  for (; kt < tiles - STAGES; ++kt) stage(kt, std::true_type());
-  for (; kt < tiles; ++kt) stage(kt, std::false_type());
+  if (SPREAD) {
+    const int issue_end = tiles - STAGES + 1;  // stages 1 .. issue_end-1 refill
+    for (; kt < tiles; ++kt) {
+      if (kt > 0 && kt < issue_end) stage(kt, std::true_type());
+      else stage(kt, std::false_type());
+    }
+  } else {
+    for (; kt < tiles - STAGES; ++kt) stage(kt, std::true_type());
+    for (; kt < tiles; ++kt) stage(kt, std::false_type());
+  }
   cp_async_wait<0>();
 
   // Epilogue: float4 down each column when C's columns are 16-byte aligned and the four rows are

@@ -80,15 +80,17 @@ const char* sgemm_can_implement(SgemmKernel k, const GemmProblem& p) {
 //   short main loop's prologue and epilogue.
 // - Among them: 256x128 for NN once it makes about a wave of blocks (2048^3 and up; 4092^3 within
 //   noise of 128x256); 128x128 (two blocks per SM) for NN with fewer blocks (1024^3, 128 or 4096
-//   columns of 128) and for NT, TN and TT (4096^3 and 8192^3: 0.92-0.96x against 0.87-0.92x for
+//   columns of 128) and for NT and TT (4096^3 and 8192^3: 0.92-0.96x against 0.87-0.92x for
 //   256x128). The transposes were measured at 4096^3 and 8192^3 only.
+// - With the copies spread over the k steps (h100-sgemm-prod2-2026-11-22.md) 256x128 also takes
+//   TN: 0.957-0.979x against 0.949-0.971x for 128x128 in three runs at 4096^3 and 8192^3.
 SgemmKernel sgemm_choose(const GemmProblem& p) {
   if (p.m <= 16 || p.n <= 16) return SgemmKernel::skinny_r16;
   const bool edge_blocks = p.m % 128 != 0 || p.n % 128 != 0;
   if (p.k < 128 || (edge_blocks && (p.m < 4000 || p.n < 4000))) return SgemmKernel::pipelined_s4;
-  const bool nn = p.ta == Op::N && p.tb == Op::N;
+  const bool nn_or_tn = p.tb == Op::N;
   const int64_t blocks_256x128 = int64_t((p.m + 255) / 256) * ((p.n + 127) / 128);
-  if (nn && blocks_256x128 >= 96) return SgemmKernel::regdb_256x128;
+  if (nn_or_tn && blocks_256x128 >= 96) return SgemmKernel::regdb_256x128;
   return SgemmKernel::regdb_128x128;
 }
 
