@@ -32,6 +32,56 @@ __device__ __forceinline__ void store_c(float* cp, float acc, float alpha, float
   *cp = beta == 0.f ? alpha * acc : fmaf(alpha, acc, beta * *cp);
 }
 
+// Four consecutive rows of one column of C, at cp: one float4 access when `vec` (the column is
+// 16-byte aligned) and all four rows exist (rows >= 4, the rows left in C from cp), else row by
+// row up to `rows`. beta == 0 never reads C.
+__device__ __forceinline__ void store_c4(float* cp, float v0, float v1, float v2, float v3, int rows, bool vec,
+                                         float alpha, float beta) {
+  if (vec && rows >= 4) {
+    float4* c4 = reinterpret_cast<float4*>(cp);
+    float4 o;
+    if (beta == 0.f) {
+      o = make_float4(alpha * v0, alpha * v1, alpha * v2, alpha * v3);
+    } else {
+      const float4 old = *c4;
+      o = make_float4(fmaf(alpha, v0, beta * old.x), fmaf(alpha, v1, beta * old.y), fmaf(alpha, v2, beta * old.z),
+                      fmaf(alpha, v3, beta * old.w));
+    }
+    *c4 = o;
+  } else {
+    const float v[4] = {v0, v1, v2, v3};
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+      if (q < rows) store_c(cp + q, v[q], alpha, beta);
+  }
+}
+
+// How the pipelined kernels copy an operand: contiguous along the tile's m (A N) or n (B T)
+// side with 16-byte copies (base 16-byte aligned, leading dimension a multiple of 4) or 4-byte
+// ones, or contiguous along k (A T, B N: transposed on the way into shared memory).
+enum Layout { kContigVec, kContigScalar, kKContig };
+inline Layout operand_layout(bool k_contig, const void* x, int64_t ld) {
+  return k_contig ? kKContig : aligned16(x) && ld % 4 == 0 ? kContigVec : kContigScalar;
+}
+
+// L::launch<LA, LB>(args...) for the layouts known only at run time.
+template <class L, Layout LA, class... A>
+cudaError_t launch_with_b(Layout lb, const A&... args) {
+  switch (lb) {
+    case kContigVec: return L::template launch<LA, kContigVec>(args...);
+    case kContigScalar: return L::template launch<LA, kContigScalar>(args...);
+    default: return L::template launch<LA, kKContig>(args...);
+  }
+}
+template <class L, class... A>
+cudaError_t launch_with_layouts(Layout la, Layout lb, const A&... args) {
+  switch (la) {
+    case kContigVec: return launch_with_b<L, kContigVec>(lb, args...);
+    case kContigScalar: return launch_with_b<L, kContigScalar>(lb, args...);
+    default: return launch_with_b<L, kKContig>(lb, args...);
+  }
+}
+
 // cp.async: copies `bytes_valid` bytes (0 .. size) and zero-fills the rest of the destination.
 // With bytes_valid == 0 nothing is read from `src`.
 __device__ __forceinline__ void cp_async4(float* dst, const float* src, bool valid) {
@@ -94,24 +144,8 @@ __device__ __forceinline__ void store_tile_8x8(const Args& g, const float (&acc)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int i = bm + lt.row0 + h * 32;
-      const float v0 = acc[4 * h][c], v1 = acc[4 * h + 1][c], v2 = acc[4 * h + 2][c], v3 = acc[4 * h + 3][c];
-      if (vec && i + 3 < g.m) {
-        float4* cp = reinterpret_cast<float4*>(cj + i);
-        float4 o;
-        if (g.beta == 0.f) {
-          o = make_float4(g.alpha * v0, g.alpha * v1, g.alpha * v2, g.alpha * v3);
-        } else {
-          const float4 old = *cp;
-          o = make_float4(fmaf(g.alpha, v0, g.beta * old.x), fmaf(g.alpha, v1, g.beta * old.y),
-                          fmaf(g.alpha, v2, g.beta * old.z), fmaf(g.alpha, v3, g.beta * old.w));
-        }
-        *cp = o;
-      } else {
-        const float v[4] = {v0, v1, v2, v3};
-#pragma unroll
-        for (int q = 0; q < 4; ++q)
-          if (i + q < g.m) store_c(cj + i + q, v[q], g.alpha, g.beta);
-      }
+      store_c4(cj + i, acc[4 * h][c], acc[4 * h + 1][c], acc[4 * h + 2][c], acc[4 * h + 3][c], g.m - i, vec, g.alpha,
+               g.beta);
     }
   }
 }

@@ -29,8 +29,7 @@ constexpr int kStageFloats = 2 * BK * LDS;  // as then bs
 constexpr int kGroupM = 8;  // tile rows per swizzle group
 static_assert(BM == 128 && BN == 128, "the loaders below assume 128-wide tiles");
 
-// Operand layouts, from the tile's point of view (p = m for A, n for B).
-enum Layout { kContigVec, kContigScalar, kKContig };
+// Operand layouts (common.cuh Layout), from the tile's point of view (p = m for A, n for B).
 
 // Copies the BK x 128 tile x(p0 .. p0+127, k0 .. k0+BK-1) into dst[l*LDS + p], zero past
 // (extent, k). Element (p, l) of the operand is at x[p + l*ld] (contiguous along p) or
@@ -114,45 +113,27 @@ __global__ __launch_bounds__(kThreads, 2) void sgemm_pipelined_128x128x16(Args g
   store_tile_8x8(g, acc, bm, bn, lt, vec);
 }
 
-template <Layout LA, Layout LB, int STAGES>
-cudaError_t launch3(const Args& g, cudaStream_t s) {
-  const size_t smem = size_t(STAGES) * kStageFloats * sizeof(float);
-  auto kernel = sgemm_pipelined_128x128x16<LA, LB, STAGES>;
-  static const cudaError_t attr =
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
-  if (attr != cudaSuccess) return attr;
-  const int blocks = ((g.m + BM - 1) / BM) * ((g.n + BN - 1) / BN);
-  kernel<<<blocks, kThreads, smem, s>>>(g);
-  return cudaGetLastError();
-}
-
-template <Layout LA, int STAGES>
-cudaError_t launch2(const Args& g, Layout lb, cudaStream_t s) {
-  switch (lb) {
-    case kContigVec: return launch3<LA, kContigVec, STAGES>(g, s);
-    case kContigScalar: return launch3<LA, kContigScalar, STAGES>(g, s);
-    default: return launch3<LA, kKContig, STAGES>(g, s);
-  }
-}
-
 template <int STAGES>
-cudaError_t launch1(const Args& g, Layout la, Layout lb, cudaStream_t s) {
-  switch (la) {
-    case kContigVec: return launch2<kContigVec, STAGES>(g, lb, s);
-    case kContigScalar: return launch2<kContigScalar, STAGES>(g, lb, s);
-    default: return launch2<kKContig, STAGES>(g, lb, s);
+struct Launch {
+  template <Layout LA, Layout LB>
+  static cudaError_t launch(const Args& g, cudaStream_t s) {
+    const size_t smem = size_t(STAGES) * kStageFloats * sizeof(float);
+    auto kernel = sgemm_pipelined_128x128x16<LA, LB, STAGES>;
+    static const cudaError_t attr =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+    if (attr != cudaSuccess) return attr;
+    const int blocks = ((g.m + BM - 1) / BM) * ((g.n + BN - 1) / BN);
+    kernel<<<blocks, kThreads, smem, s>>>(g);
+    return cudaGetLastError();
   }
-}
+};
 
 }  // namespace
 
 cudaError_t launch_pipelined(const GemmProblem& p, int stages, cudaStream_t s) {
   const Args g = make_args(p);
-  // A N and B T are contiguous along the tile's long side; 16-byte copies need every column
-  // (row) start aligned, i.e. an aligned base and a leading dimension that is a multiple of 4.
-  const Layout la = p.ta == Op::T ? kKContig : (aligned16(p.a) && p.lda % 4 == 0 ? kContigVec : kContigScalar);
-  const Layout lb = p.tb == Op::N ? kKContig : (aligned16(p.b) && p.ldb % 4 == 0 ? kContigVec : kContigScalar);
-  return stages == 3 ? launch1<3>(g, la, lb, s) : launch1<4>(g, la, lb, s);
+  const Layout la = operand_layout(p.ta == Op::T, p.a, p.lda), lb = operand_layout(p.tb == Op::N, p.b, p.ldb);
+  return stages == 3 ? launch_with_layouts<Launch<3>>(la, lb, g, s) : launch_with_layouts<Launch<4>>(la, lb, g, s);
 }
 
 }  // namespace sgemm_detail

@@ -59,7 +59,7 @@ constexpr int kWarpTile = 64;   // warp tile: 64 (m) x 64 (n), lanes 8 (m) x 4 (
 constexpr int TM = 8, TN = 16;  // lane tile
 constexpr int kGroupM = 8;      // tile rows per swizzle group
 
-enum Layout { kContigVec, kContigScalar, kKContig };
+// Operand layouts: common.cuh Layout.
 
 // cp.async to a shared-memory byte address (converted once per kernel). The predicated forms
 // zero-fill what they do not read; with a source size of 0 nothing is read.
@@ -387,24 +387,8 @@ __device__ __forceinline__ void block_gemm(const Args& g, float* smem, int bm, i
 #pragma unroll
     for (int h = 0; h < TM / 4; ++h) {
       const int i = bm + row0 + 32 * h;
-      const float v0 = acc[4 * h][c], v1 = acc[4 * h + 1][c], v2 = acc[4 * h + 2][c], v3 = acc[4 * h + 3][c];
-      if (vec && (!EDGE || i + 3 < g.m)) {
-        float4* cp = reinterpret_cast<float4*>(cj + i);
-        float4 o;
-        if (g.beta == 0.f) {
-          o = make_float4(g.alpha * v0, g.alpha * v1, g.alpha * v2, g.alpha * v3);
-        } else {
-          const float4 old = *cp;
-          o = make_float4(fmaf(g.alpha, v0, g.beta * old.x), fmaf(g.alpha, v1, g.beta * old.y),
-                          fmaf(g.alpha, v2, g.beta * old.z), fmaf(g.alpha, v3, g.beta * old.w));
-        }
-        *cp = o;
-      } else {
-        const float v[4] = {v0, v1, v2, v3};
-#pragma unroll
-        for (int q = 0; q < 4; ++q)
-          if (!EDGE || i + q < g.m) store_c(cj + i + q, v[q], g.alpha, g.beta);
-      }
+      store_c4(cj + i, acc[4 * h][c], acc[4 * h + 1][c], acc[4 * h + 2][c], acc[4 * h + 3][c], EDGE ? g.m - i : 4,
+               vec, g.alpha, g.beta);
     }
   }
 }
@@ -425,48 +409,30 @@ __global__ __launch_bounds__(C::kThreads, C::kMinBlocks) void sgemm_pipelined_re
   else block_gemm<C, LA, LB, true>(g, smem, bm, bn);
 }
 
-template <class C, Layout LA, Layout LB>
-cudaError_t launch3(const Args& g, cudaStream_t s) {
-  constexpr int BM = C::kWarpsM * kWarpTile, BN = C::kWarpsN * kWarpTile;
-  auto kernel = sgemm_pipelined_regdb<C, LA, LB>;
-  static const cudaError_t attr =
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
-  if (attr != cudaSuccess) return attr;
-  const int blocks = ((g.m + BM - 1) / BM) * ((g.n + BN - 1) / BN);
-  kernel<<<blocks, C::kThreads, C::kSmemBytes, s>>>(g);
-  return cudaGetLastError();
-}
-
-template <class C, Layout LA>
-cudaError_t launch2(const Args& g, Layout lb, cudaStream_t s) {
-  switch (lb) {
-    case kContigVec: return launch3<C, LA, kContigVec>(g, s);
-    case kContigScalar: return launch3<C, LA, kContigScalar>(g, s);
-    default: return launch3<C, LA, kKContig>(g, s);
-  }
-}
-
 template <class C>
-cudaError_t launch1(const Args& g, Layout la, Layout lb, cudaStream_t s) {
-  switch (la) {
-    case kContigVec: return launch2<C, kContigVec>(g, lb, s);
-    case kContigScalar: return launch2<C, kContigScalar>(g, lb, s);
-    default: return launch2<C, kKContig>(g, lb, s);
+struct Launch {
+  template <Layout LA, Layout LB>
+  static cudaError_t launch(const Args& g, cudaStream_t s) {
+    constexpr int BM = C::kWarpsM * kWarpTile, BN = C::kWarpsN * kWarpTile;
+    auto kernel = sgemm_pipelined_regdb<C, LA, LB>;
+    static const cudaError_t attr =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
+    if (attr != cudaSuccess) return attr;
+    const int blocks = ((g.m + BM - 1) / BM) * ((g.n + BN - 1) / BN);
+    kernel<<<blocks, C::kThreads, C::kSmemBytes, s>>>(g);
+    return cudaGetLastError();
   }
-}
+};
 
 }  // namespace
 
 cudaError_t launch_pipelined_regdb(const GemmProblem& p, RegdbTile tile, cudaStream_t s) {
   const Args g = make_args(p);
-  // A N and B T are contiguous along m / n; 16-byte copies need every column (row) start
-  // aligned: an aligned base and a leading dimension that is a multiple of 4.
-  const Layout la = p.ta == Op::T ? kKContig : (aligned16(p.a) && p.lda % 4 == 0 ? kContigVec : kContigScalar);
-  const Layout lb = p.tb == Op::N ? kKContig : (aligned16(p.b) && p.ldb % 4 == 0 ? kContigVec : kContigScalar);
+  const Layout la = operand_layout(p.ta == Op::T, p.a, p.lda), lb = operand_layout(p.tb == Op::N, p.b, p.ldb);
   switch (tile) {
-    case RegdbTile::t256x128: return launch1<Config<256, 128, 8, 6>>(g, la, lb, s);
-    case RegdbTile::t128x256: return launch1<Config<128, 256, 8, 6>>(g, la, lb, s);
-    case RegdbTile::t128x128: return launch1<Config<128, 128, 8, 6>>(g, la, lb, s);
+    case RegdbTile::t256x128: return launch_with_layouts<Launch<Config<256, 128, 8, 6>>>(la, lb, g, s);
+    case RegdbTile::t128x256: return launch_with_layouts<Launch<Config<128, 256, 8, 6>>>(la, lb, g, s);
+    case RegdbTile::t128x128: return launch_with_layouts<Launch<Config<128, 128, 8, 6>>>(la, lb, g, s);
   }
   return cudaErrorInvalidValue;
 }
