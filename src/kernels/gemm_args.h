@@ -1,6 +1,6 @@
 // What every GEMM kernel family shares (sgemm, hgemm; sgemv for the alignment test): the
-// device-side view of a validated GemmProblem, and the 16-byte alignment test that decides
-// between vector and scalar loads.
+// device-side view of a validated GemmProblem, the 16-byte alignment test that decides
+// between vector and scalar loads, and the L2 block swizzle. CUDA sources only.
 #pragma once
 #include <cstdint>
 
@@ -42,6 +42,18 @@ __host__ __device__
 #endif
 inline bool aligned16(const void* p) {
   return (reinterpret_cast<uintptr_t>(p) & 15u) == 0;
+}
+
+// Block swizzle for L2 reuse: consecutive block ids walk down groups of `group` tile rows, so
+// blocks running together share A's row panels and B's column panels while they are in L2.
+struct TileCoord {
+  int tm, tn;  // tile row (along m) and tile column (along n)
+};
+__device__ __forceinline__ TileCoord swizzled_tile(int pid, int tiles_m, int tiles_n, int group) {
+  const int per_group = group * tiles_n;
+  const int first_m = (pid / per_group) * group;
+  const int rows = min(tiles_m - first_m, group);
+  return {first_m + (pid % per_group) % rows, (pid % per_group) / rows};
 }
 
 }  // namespace myblas

@@ -1,5 +1,5 @@
 // Shared by the HGEMM kernel files: the device-side view of a problem, the once-rounding
-// alpha/beta store, alignment tests, cp.async wrappers, the L2 block swizzle, and each file's
+// alpha/beta store, alignment tests, cp.async wrappers (the L2 block swizzle: gemm_args.h), and each file's
 // launch entry point.
 #pragma once
 #include <cuda_fp16.h>
@@ -67,18 +67,6 @@ __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commi
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
-// Block swizzle for L2 reuse: consecutive block ids walk down groups of `group` tile rows, so
-// blocks running together share A's row panels and B's column panels while they are in L2.
-struct TileCoord {
-  int tm, tn;  // tile row (along m) and tile column (along n)
-};
-__device__ __forceinline__ TileCoord swizzled_tile(int pid, int tiles_m, int tiles_n, int group) {
-  const int per_group = group * tiles_n;
-  const int first_m = (pid / per_group) * group;
-  const int rows = min(tiles_m - first_m, group);
-  return {first_m + (pid % per_group) % rows, (pid % per_group) / rows};
 }
 
 // One launcher per file; each returns cudaGetLastError() after its launch.

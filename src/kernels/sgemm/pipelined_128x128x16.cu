@@ -79,13 +79,8 @@ template <Layout LA, Layout LB, int STAGES>
 __global__ __launch_bounds__(kThreads, 2) void sgemm_pipelined_128x128x16(Args g) {
   extern __shared__ __align__(16) float smem[];  // STAGES x {as (BK x LDS), bs (BK x LDS)}
   // Swizzled tile coordinates.
-  const int tiles_m = (g.m + BM - 1) / BM, tiles_n = (g.n + BN - 1) / BN;
-  const int per_group = kGroupM * tiles_n;
-  const int pid = blockIdx.x, group = pid / per_group;
-  const int first_m = group * kGroupM;
-  const int rows_in_group = min(tiles_m - first_m, kGroupM);
-  const int bm = (first_m + (pid % per_group) % rows_in_group) * BM;
-  const int bn = ((pid % per_group) / rows_in_group) * BN;
+  const TileCoord tc = swizzled_tile(blockIdx.x, (g.m + BM - 1) / BM, (g.n + BN - 1) / BN, kGroupM);
+  const int bm = tc.tm * BM, bn = tc.tn * BN;
 
   const LaneTile lt = lane_tile();
   float acc[8][8] = {};  // (8) x (8) outputs of this lane

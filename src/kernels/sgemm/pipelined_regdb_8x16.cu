@@ -398,13 +398,8 @@ __global__ __launch_bounds__(C::kThreads, C::kMinBlocks) void sgemm_pipelined_re
   constexpr int BM = C::kWarpsM * kWarpTile, BN = C::kWarpsN * kWarpTile;
   extern __shared__ __align__(16) float smem[];  // STAGES x {as (BK x LDA), bs (BK x LDB)}
   // Swizzled tile coordinates: groups of kGroupM tile rows, numbered down the rows first.
-  const int tiles_m = (g.m + BM - 1) / BM, tiles_n = (g.n + BN - 1) / BN;
-  const int per_group = kGroupM * tiles_n;
-  const int pid = blockIdx.x, group = pid / per_group;
-  const int first_m = group * kGroupM;
-  const int rows_in_group = min(tiles_m - first_m, kGroupM);
-  const int bm = (first_m + (pid % per_group) % rows_in_group) * BM;
-  const int bn = ((pid % per_group) / rows_in_group) * BN;
+  const TileCoord tc = swizzled_tile(blockIdx.x, (g.m + BM - 1) / BM, (g.n + BN - 1) / BN, kGroupM);
+  const int bm = tc.tm * BM, bn = tc.tn * BN;
   if (bm + BM <= g.m && bn + BN <= g.n) block_gemm<C, LA, LB, false>(g, smem, bm, bn);
   else block_gemm<C, LA, LB, true>(g, smem, bm, bn);
 }
