@@ -58,30 +58,11 @@ void row(const char* path, const Shape& s, double us, double ratio) {
               2.0 * s.m * s.n * double(s.k) / us / 1e3, bytes_of(s) / us / 1e3, ratio);
 }
 
-// Random binary16 values in [-1, 1] (never 0), tiled into device buffers with a shifting start.
-struct HalfSource {
-  __half* dev = nullptr;
-  size_t count = size_t(1) << 24;
-  HalfSource() {
-    std::mt19937 rng(2026u);
-    std::uniform_real_distribution<float> d(-1.f, 1.f);
-    std::vector<__half> h(count);
-    for (auto& v : h) {
-      do v = __float2half_rn(d(rng));
-      while (__half2float(v) == 0.f);
-    }
-    CK(cudaMalloc(&dev, count * sizeof(__half)));
-    CK(cudaMemcpy(dev, h.data(), count * sizeof(__half), cudaMemcpyHostToDevice));
-  }
-  void fill(__half* dst, size_t n, size_t salt) const {
-    size_t done = 0, start = (salt * 7919u) % (count / 2);
-    while (done < n) {
-      const size_t take = std::min(n - done, count - start);
-      CK(cudaMemcpy(dst + done, dev + start, take * sizeof(__half), cudaMemcpyDeviceToDevice));
-      done += take;
-      start = (start + 977) % (count / 2);
-    }
-  }
+// Random binary16 values in [-1, 1] (never 0) for the device buffers (bench_util.h).
+struct HalfSource : bench::RandomSource<__half> {
+  HalfSource()
+      : RandomSource<__half>([](float f) { return __float2half_rn(f); },
+                             [](__half v) { return __half2float(v) == 0.f; }) {}
 };
 
 struct Summary {

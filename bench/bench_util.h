@@ -121,30 +121,37 @@ inline double time_calls(const std::function<void(int)>& f, int nsets, int reps,
   return time_calls_with_host(f, nsets, reps, warmups).event_us;
 }
 
-// Random values in [-1, 1] (never 0), tiled into device buffers with a shifting start.
-struct Source {
-  float* dev = nullptr;
+// Random values in [-1, 1] (never 0 once converted to T), tiled into device buffers with a
+// shifting start. make(f) converts a float to T; is_zero(v) tells a converted zero.
+template <class T>
+struct RandomSource {
+  T* dev = nullptr;
   size_t count = size_t(1) << 24;
-  Source() {
+  template <class Make, class IsZero>
+  RandomSource(Make make, IsZero is_zero) {
     std::mt19937 rng(2026u);
     std::uniform_real_distribution<float> d(-1.f, 1.f);
-    std::vector<float> h(count);
+    std::vector<T> h(count);
     for (auto& v : h) {
-      do v = d(rng);
-      while (v == 0.f);
+      do v = make(d(rng));
+      while (is_zero(v));
     }
-    CK(cudaMalloc(&dev, count * sizeof(float)));
-    CK(cudaMemcpy(dev, h.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+    CK(cudaMalloc(&dev, count * sizeof(T)));
+    CK(cudaMemcpy(dev, h.data(), count * sizeof(T), cudaMemcpyHostToDevice));
   }
-  void fill(float* dst, size_t n, size_t salt) const {
+  void fill(T* dst, size_t n, size_t salt) const {
     size_t done = 0, start = (salt * 7919u) % (count / 2);
     while (done < n) {
       const size_t take = std::min(n - done, count - start);
-      CK(cudaMemcpy(dst + done, dev + start, take * sizeof(float), cudaMemcpyDeviceToDevice));
+      CK(cudaMemcpy(dst + done, dev + start, take * sizeof(T), cudaMemcpyDeviceToDevice));
       done += take;
       start = (start + 977) % (count / 2);
     }
   }
+};
+
+struct Source : RandomSource<float> {
+  Source() : RandomSource<float>([](float f) { return f; }, [](float v) { return v == 0.f; }) {}
 };
 
 }  // namespace bench
