@@ -185,9 +185,15 @@ size_t vec_bytes(int len, int inc) {
 
 }  // namespace
 
+// Whether one of our kernels could take the call: device operands, or MYBLAS_BACKEND=kernels
+// (host arrays in auto or cublas mode never run a kernel, so they need no kernel choice).
+static bool kernel_possible(bool gpu, Backend backend, bool any_device) {
+  return gpu && (any_device || backend == Backend::kernels);
+}
+
 // The start of a call, read only when MYBLAS_VERBOSE logs its time (a clock read is tens of
 // nanoseconds, as much as a small host SGEMV's whole dispatch).
-std::chrono::steady_clock::time_point call_start() {
+static std::chrono::steady_clock::time_point call_start() {
   return verbose() ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
 }
 
@@ -226,13 +232,14 @@ void run_gemm(GemmProblem& p) {
   // Our SGEMM/HGEMM kernel for this shape: MYBLAS_SGEMM_KERNEL / MYBLAS_HGEMM_KERNEL when
   // forced (for the calls it can run), else the table's kernel, else our choice; auto mode
   // takes it only where the table's entry says kernels and that kernel can run the call.
+  const bool can_take = kernel_possible(gpu, backend, p.any_device());
   bool has_kernel = false, kernel_wins = false;
   SgemmKernel kernel = SgemmKernel::naive;
   HgemmKernel hkernel = HgemmKernel::wmma;
   std::string refused;  // why our kernel cannot run this call (verbose log)
   if (gpu && p.scale_only()) {
     has_kernel = true;  // C := beta*C is our own scaling kernel on either GPU path
-  } else if (gpu && p.routine == Routine::sgemm) {
+  } else if (can_take && p.routine == Routine::sgemm) {
     kernel = table_kernel ? entry_sgemm_kernel(*entry) : sgemm_choose(p);
     if (backend == Backend::kernels && !config().sgemm_kernel.empty()) {
       SgemmKernel named;
@@ -241,14 +248,18 @@ void run_gemm(GemmProblem& p) {
       else if (sgemm_can_implement(named, p) == nullptr)
         kernel = named;
     }
-    if (const char* no = sgemm_can_implement(kernel, p)) {
+    const char* no = sgemm_can_implement(kernel, p);
+    if (no) {
       refused = std::string(sgemm_kernel_name(kernel)) + ": " + no;
-      if (table_kernel && backend != Backend::kernels) kernel = sgemm_choose(p);  // not measured faster
+      if (table_kernel && backend != Backend::kernels) {  // the measured kernel cannot run it
+        kernel = sgemm_choose(p);
+        no = sgemm_can_implement(kernel, p);
+      }
     } else {
       kernel_wins = table_kernel;
     }
-    has_kernel = sgemm_can_implement(kernel, p) == nullptr;
-  } else if (gpu && p.routine == Routine::hgemm) {
+    has_kernel = no == nullptr;
+  } else if (can_take && p.routine == Routine::hgemm) {
     hkernel = table_kernel ? entry_hgemm_kernel(*entry) : hgemm_choose(p);
     if (backend == Backend::kernels && !config().hgemm_kernel.empty()) {
       HgemmKernel named;
@@ -323,13 +334,13 @@ void run_gemv(GemvProblem& p) {
   // (Only looked up when a GPU can run it, and only for calls a kernel could take: device
   // operands, or MYBLAS_BACKEND=kernels; host arrays in auto mode need only the host rows.)
   const DispatchTable* table = gpu ? &dispatch_table(p.device) : nullptr;
-  const bool kernel_possible = gpu && (p.any_device() || backend == Backend::kernels);
+  const bool can_take = kernel_possible(gpu, backend, p.any_device());
   const TableEntry* entry =
-      table && kernel_possible
+      table && can_take
           ? nearest_entry(*table, Routine::sgemv, Mem::device, p.ta, Op::N, p.m, p.n, 0, p.beta == 0.f)
           : nullptr;
   SgemvKernel kernel = entry && entry->path == Path::kernels ? entry_sgemv_kernel(*entry)
-                       : kernel_possible                     ? sgemv_choose(p)
+                       : can_take                            ? sgemv_choose(p)
                                                              : SgemvKernel::thread_per_row;
   if (backend == Backend::kernels && !config().sgemv_kernel.empty()) {
     // The named kernel takes the calls it can run (an N-only kernel leaves T calls to the
@@ -340,7 +351,7 @@ void run_gemv(GemvProblem& p) {
     else if (gpu && sgemv_can_implement(named, p) == nullptr)
       kernel = named;
   }
-  const bool can = kernel_possible && sgemv_can_implement(kernel, p) == nullptr;
+  const bool can = can_take && sgemv_can_implement(kernel, p) == nullptr;
   const TableEntry* host = table && backend == Backend::auto_ && !p.any_device() && !p.scale_only()
                                ? nearest_entry(*table, Routine::sgemv, Mem::host, p.ta, Op::N, p.m, p.n, 0, p.beta == 0.f)
                                : nullptr;
