@@ -112,18 +112,15 @@ def sgemm_rows(paths):
     """bench_sgemm runs: kernel:<name> beside cublas per (trans, m, n, k)."""
     ratios = defaultdict(list)  # (trans, m, n, k, kernel) -> ratio per run that measured it
     times = defaultdict(list)   # (trans, m, n, k, path) -> time_us per run
-    shape_runs = defaultdict(int)
+    shapes = set()              # (trans, m, n, k) with a cuBLAS time
     for path in paths:
-        seen = set()
         for r in read_rows(path)[1]:
             if r["routine"] != "sgemm":
                 continue
             shape = (r["trans"], int(r["m"]), int(r["n"]), int(r["k"]))
             if r["path"] == "cublas":
                 times[shape + ("cublas",)].append(float(r["time_us"]))
-                if shape not in seen:
-                    shape_runs[shape] += 1
-                    seen.add(shape)
+                shapes.add(shape)
                 continue
             kernel = r["path"][len("kernel:"):] if r["path"].startswith("kernel:") else None
             if kernel not in SGEMM_CANDIDATES:
@@ -137,10 +134,10 @@ def sgemm_rows(paths):
             continue  # at least two runs, the worst of them counts
         cur = best.get(shape)
         if cur is None or min(rs) > cur[1]:
-            best[shape] = (kernel, min(rs), len(rs))
+            best[shape] = (kernel, min(rs))
     rows = []
-    for shape in sorted(shape_runs):
-        kernel, ratio, runs = best.get(shape, (None, 0.0, 0))
+    for shape in sorted(shapes):
+        kernel, ratio = best.get(shape, (None, 0.0))
         win = kernel is not None and ratio >= 1.0
         ts = times[shape + ((kernel,) if win else ("cublas",))]
         if kernel is None:
