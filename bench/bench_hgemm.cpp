@@ -169,29 +169,14 @@ void bench_shape(cublasHandle_t h, const HalfSource& src, const Shape& s, const 
   CK(cudaFree(base));
 }
 
-std::vector<std::string> split(const char* s) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (; *s; ++s) {
-    if (*s == ',') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += *s;
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> want_kernels, want_shapes;
   for (int i = 1; i < argc; ++i) {
     if (!std::strncmp(argv[i], "--reps=", 7)) g_reps = std::max(3, std::atoi(argv[i] + 7));
-    else if (!std::strncmp(argv[i], "--kernels=", 10)) want_kernels = split(argv[i] + 10);
-    else if (!std::strncmp(argv[i], "--shapes=", 9)) want_shapes = split(argv[i] + 9);
+    else if (!std::strncmp(argv[i], "--kernels=", 10)) want_kernels = bench::split_list(argv[i] + 10);
+    else if (!std::strncmp(argv[i], "--shapes=", 9)) want_shapes = bench::split_list(argv[i] + 9);
     else {
       std::fprintf(stderr, "usage: bench_hgemm [--reps=N] [--kernels=a,b] [--shapes=nn4096,nn8192,trans,2048,m16,k128,odd]\n");
       return 2;

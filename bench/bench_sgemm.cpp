@@ -158,14 +158,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--skinny")) skinny = true;
     else if (!std::strcmp(argv[i], "--large")) large = true;
     else if (!std::strcmp(argv[i], "--mid")) mid = true;
-    else if (!std::strncmp(argv[i], "--only=", 7)) {
-      std::string rest = argv[i] + 7;
-      for (size_t at = 0; at <= rest.size();) {
-        const size_t comma = std::min(rest.find(',', at), rest.size());
-        if (comma > at) only.push_back(rest.substr(at, comma - at));
-        at = comma + 1;
-      }
-    }
+    else if (!std::strncmp(argv[i], "--only=", 7)) only = bench::split_list(argv[i] + 7);
     else if (!std::strncmp(argv[i], "--reps=", 7)) g_reps = std::max(3, std::atoi(argv[i] + 7));
   }
   int count = 0;

@@ -116,6 +116,22 @@ inline Timing time_calls_with_host(const std::function<void(int)>& f, int nsets,
   return {t[t.size() / 2], h[h.size() / 2]};
 }
 
+// The non-empty items of a comma-separated command-line list ("a,,b" -> {"a", "b"}).
+inline std::vector<std::string> split_list(const char* s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (; *s; ++s) {
+    if (*s == ',') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += *s;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
 // The median event time alone.
 inline double time_calls(const std::function<void(int)>& f, int nsets, int reps, int warmups = 3) {
   return time_calls_with_host(f, nsets, reps, warmups).event_us;
