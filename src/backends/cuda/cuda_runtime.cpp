@@ -36,6 +36,7 @@ struct DriverProbe {
   CUresult (*primary_state)(CUdevice, unsigned*, int*) = nullptr;
   CUresult (*primary_retain)(CUcontext*, CUdevice) = nullptr;
   CUresult (*primary_release)(CUdevice) = nullptr;
+  CUresult (*pointer_attributes)(unsigned, CUpointer_attribute*, void**, CUdeviceptr) = nullptr;
   bool ok = false;
 };
 
@@ -55,6 +56,7 @@ const DriverProbe& driver_probe() {
     bind(&p.primary_state, "cuDevicePrimaryCtxGetState");
     bind(&p.primary_retain, "cuDevicePrimaryCtxRetain");
     bind(&p.primary_release, "cuDevicePrimaryCtxRelease_v2");
+    bind(&p.pointer_attributes, "cuPointerGetAttributes");
     p.ok = p.ctx_get_current && p.device_get && p.primary_state;
     return p;
   }();
@@ -174,8 +176,44 @@ uint64_t primary_context_id(int device) {
   return id;
 }
 
+namespace {
+// The driver's answer for one pointer, asked for only what classification needs: about half
+// the time of cudaPointerGetAttributes (H100, bench/results/h100-host-2026-11-22.md), which
+// asks the same driver for more. False when the driver cannot answer or answers with a memory
+// type not listed here: then the runtime decides, as it always did.
+bool classify_with_driver(const void* p, Mem* mem, int* device) {
+  const DriverProbe& d = driver_probe();
+  if (!d.pointer_attributes) return false;
+  CUpointer_attribute which[3] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                  CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
+  unsigned type = 0, managed = 0;
+  int ordinal = -1;
+  void* out[3] = {&type, &managed, &ordinal};
+  if (d.pointer_attributes(3, which, out, CUdeviceptr(p)) != CUDA_SUCCESS) return false;
+  if (managed) {
+    *mem = Mem::managed;
+    *device = ordinal;
+    return true;
+  }
+  switch (type) {
+    case CU_MEMORYTYPE_DEVICE:
+      *mem = Mem::device;
+      *device = ordinal;
+      return true;
+    case 0:                    // no CUDA allocation or registration contains p: plain host memory
+    case CU_MEMORYTYPE_HOST:   // page-locked or registered host memory
+      *mem = Mem::host;
+      return true;
+    default:
+      return false;
+  }
+}
+}  // namespace
+
 Mem classify_pointer(const void* p, int* device) {
   if (p == nullptr || !gpu_available() || !any_context()) return Mem::host;
+  Mem mem;
+  if (classify_with_driver(p, &mem, device)) return mem;
   cudaPointerAttributes attr{};
   cudaError_t e = cudaPointerGetAttributes(&attr, p);
   if (e != cudaSuccess) {

@@ -17,7 +17,8 @@ bool gpu_available();
 // True when a GPU was found but can no longer be used (fork child of a CUDA process, or a
 // sticky error): device pointers may still be passed to us but cannot be classified or read.
 bool gpu_lost();
-// Classifies p with cudaPointerGetAttributes; sets *device for device/managed memory.
+// Classifies p with the driver's cuPointerGetAttributes (the runtime's cudaPointerGetAttributes
+// where the driver cannot answer); sets *device for device/managed memory.
 // Without a usable GPU every pointer is host memory.
 Mem classify_pointer(const void* p, int* device);
 // False while the process has no CUDA context (or no usable GPU): then no operand can be
