@@ -18,6 +18,7 @@
 #include "backends/cuda/cuda_runtime.h"
 #include "core/config.h"
 #include "core/log.h"
+#include "dispatch/program_break.h"
 #include "dispatch/table_source.h"
 #include "interface/entry.h"
 #include "kernels/hgemm.h"
@@ -105,7 +106,7 @@ Backend backend_setting() {
 }
 
 void locate(const void* p, Mem* mem, int* dev, int* run_dev) {
-  *mem = classify_pointer(p, dev);
+  *mem = in_program_break_area(p) ? Mem::host : classify_pointer(p, dev);
   if (*mem != Mem::host && *run_dev < 0) *run_dev = *dev;
 }
 
