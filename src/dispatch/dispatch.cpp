@@ -353,7 +353,10 @@ void run_gemv(GemvProblem& p) {
       kernel = named;
   }
   const bool can = can_take && sgemv_can_implement(kernel, p) == nullptr;
-  const TableEntry* host = table && backend == Backend::auto_ && !p.any_device() && !p.scale_only()
+  // (Host rows that all say cpu decide nothing: then the lookup is only for the verbose log.)
+  const bool host_lookup = table && backend == Backend::auto_ && !p.any_device() && !p.scale_only() &&
+                           (table->host_gpu_rows[int(Routine::sgemv)] || verbose());
+  const TableEntry* host = host_lookup
                                ? nearest_entry(*table, Routine::sgemv, Mem::host, p.ta, Op::N, p.m, p.n, 0, p.beta == 0.f)
                                : nullptr;
   const Request req{Routine::sgemv, backend, gpu, p.any_device(), can,

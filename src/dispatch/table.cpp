@@ -226,6 +226,7 @@ bool parse_dispatch_table(const std::string& text, DispatchTable* out, std::stri
     auto& g = t.groups[int(e.routine)][e.mem == Mem::device];
     g[trans_index(e.routine, e.ta, e.tb)].push_back(uint16_t(i));
     g[4].push_back(uint16_t(i));
+    if (e.mem == Mem::host && e.path == Path::cublas) t.host_gpu_rows[int(e.routine)] = true;
   }
   *out = std::move(t);
   return true;

@@ -54,6 +54,10 @@ struct DispatchTable {
   std::vector<TableEntry> entries;  // in the order of the source
   // Entries per (routine, mem, transposes); index 4 of the last dimension: every transpose.
   std::vector<uint16_t> groups[3][2][5];
+  // Per routine: some host row chooses the GPU pipeline (path cublas). Where none does, every
+  // host-array call of that routine stays on the CPU whatever its shape, and dispatch need not
+  // look the shape up (tens of ns, as much as a small SGEMV's whole dispatch).
+  bool host_gpu_rows[3] = {false, false, false};
 };
 
 // Parses `text`; on any malformed line returns false with *error = "line N: why".

@@ -484,6 +484,39 @@ TEST(DispatchTable, EachKindOfBetaSeesItsRowsAndTheAnyRows) {
   EXPECT_NE(myblas::nearest_entry(t, Routine::hgemm, Mem::device, Op::N, Op::N, 8, 8, 8, false), nullptr);
 }
 
+// host_gpu_rows (dispatch skips the host lookup of a routine without one): set by a host row
+// that says cublas, by nothing else; and where it is unset, every host shape's entry says cpu.
+TEST(DispatchTable, HostGpuRowsMarkExactlyTheRoutinesWithAHostGpuRow) {
+  const std::string cpu_only = std::string(kHeader) + "\n" +
+                               "sgemv,N,host,64,64,0,*,cpu,-,2,0.5\n"
+                               "sgemv,T,host,4096,4096,0,*,cpu,-,700,0.9\n"
+                               "sgemv,N,device,64,64,0,*,cublas,-,5,1\n"
+                               "sgemm,NN,host,4096,4096,4096,*,cublas,-,10000,3\n";
+  DispatchTable t;
+  std::string error;
+  ASSERT_TRUE(myblas::parse_dispatch_table(cpu_only, &t, &error)) << error;
+  EXPECT_FALSE(t.host_gpu_rows[int(Routine::sgemv)]) << "a device cublas row is not a host row";
+  EXPECT_TRUE(t.host_gpu_rows[int(Routine::sgemm)]);
+  EXPECT_FALSE(t.host_gpu_rows[int(Routine::hgemm)]);
+  ASSERT_TRUE(myblas::parse_dispatch_table(cpu_only + "sgemv,T,host,8192,8192,0,0,cublas,-,3000,1.1\n", &t, &error))
+      << error;
+  EXPECT_TRUE(t.host_gpu_rows[int(Routine::sgemv)]);
+
+  ASSERT_TRUE(myblas::parse_dispatch_table(kBuiltin, &t, &error)) << error;
+  for (Routine r : {Routine::sgemm, Routine::sgemv, Routine::hgemm}) {
+    if (t.host_gpu_rows[int(r)]) continue;
+    for (int m : {1, 17, 64, 100, 1000, 5000, 20000})
+      for (int n : {1, 33, 256, 3000, 16384})
+        for (bool beta_zero : {true, false})
+          for (Op op : {Op::N, Op::T}) {
+            const TableEntry* e =
+                myblas::nearest_entry(t, r, Mem::host, op, Op::N, m, n, r == Routine::sgemv ? 0 : 64, beta_zero);
+            ASSERT_NE(e, nullptr);
+            EXPECT_EQ(e->path, Path::cpu) << "line " << e->line << " says the GPU, host_gpu_rows says none do";
+          }
+  }
+}
+
 TEST(DispatchTableSource, OverrideThenOneFilePerComputeCapability) {
   const std::vector<std::string> dirs = {"/opt/x/share/myblas", "/b/share/myblas/", "/opt/x/share/myblas"};
   std::vector<std::string> c = myblas::table_candidates("/tmp/mine.csv", dirs, 86);
