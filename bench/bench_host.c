@@ -7,13 +7,16 @@
  * round, as a CPU program would do it). Time is the median wall time of the call(s).
  * Output CSV: routine,path,m,n,k,time_ms,gflops   (k = 0 for SGEMV)
  * usage: bench_host LABEL [--openblas] [--max N] [--skip-hgemm]
- *        bench_host LABEL --sgemv-pair [--max N]
+ *        bench_host LABEL --sgemv-pair [--max N] [--spin-ns NS]
  * --sgemv-pair (run with libmyblas preloaded): host-array SGEMV through the preloaded library
  * and through OpenBLAS dlopened in the same process, alternating sample by sample (41 samples
  * each, a sample lasting about 0.1 ms), after one SGEMM through the library so that a program's
  * CUDA context exists as it would; rows "myblas-paired" and "openblas-paired" with time_ms to
  * 0.1 us. The separate-process rows above cannot resolve 5% at these sizes (ms to 3 decimals,
  * different processes, OpenBLAS's threads warmed differently).
+ * --spin-ns NS adds a third row, "openblas-spin<NS>": OpenBLAS again, each call preceded by NS ns
+ * of busy waiting on the clock (touching no memory), to see what a fixed per-call delay before
+ * the call costs a call that OpenBLAS spreads over its threads.
  */
 #include <dlfcn.h>
 #include <math.h>
@@ -104,18 +107,33 @@ static int check(int n, const float *a, const float *b, const float *c) {
 }
 
 /* The --sgemv-pair mode (see the top of the file). */
-static int sgemv_pair(const char *label, int maxn) {
-  static const int sizes[] = {64, 128, 256, 512, 1024, 2048, 4096};
+static sgemv_t g_spin_target;
+static double g_spin_ms;
+/* OpenBLAS after a busy wait of g_spin_ms (the --spin-ns row). */
+static void spin_then_sgemv(const char *t, const int *m, const int *n, const float *alpha, const float *a,
+                            const int *lda, const float *x, const int *incx, const float *beta, float *y,
+                            const int *incy) {
+  const double until = now_ms() + g_spin_ms;
+  while (now_ms() < until) {
+  }
+  g_spin_target(t, m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+
+static int sgemv_pair(const char *label, int maxn, int spin_ns) {
+  static const int sizes[] = {64, 128, 256, 512, 1024, 2048, 4096, 8192};
   void *h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
   sgemv_t ob = h ? (sgemv_t)dlsym(h, "sgemv_") : NULL;
   sgemv_t mb = (sgemv_t)dlsym(RTLD_DEFAULT, "sgemv_");
   sgemm_t mbgemm = (sgemm_t)dlsym(RTLD_DEFAULT, "sgemm_");
   enum { kSamples = 41 };
+  const int ways = spin_ns > 0 ? 3 : 2;
   int i;
   if (!ob || !mb || !mbgemm || mb == ob) {
     fprintf(stderr, "--sgemv-pair needs libmyblas preloaded and OpenBLAS loadable\n");
     return 2;
   }
+  g_spin_target = ob;
+  g_spin_ms = spin_ns * 1e-6;
   {
     const int n = 512;
     const float one = 1.f, zero = 0.f;
@@ -131,7 +149,7 @@ static int sgemv_pair(const char *label, int maxn) {
     const int inner = (int)(5e6 / (2.0 * n * n)) + 1; /* about 0.1 ms per sample */
     const float one = 1.f, zero = 0.f;
     float *A = malloc(nn * 4), *x = malloc((size_t)n * 4), *y = malloc((size_t)n * 4), *y2 = malloc((size_t)n * 4);
-    double tm[kSamples], to[kSamples], d;
+    double tm[kSamples], to[kSamples], ts[kSamples], d;
     unsigned s = 11u + (unsigned)n;
     size_t e;
     int r, q, p;
@@ -149,17 +167,21 @@ static int sgemv_pair(const char *label, int maxn) {
       }
     }
     for (r = 0; r < kSamples; ++r)
-      for (p = 0; p < 2; ++p) { /* alternate which goes first */
-        const int first_mb = (r + p) % 2 == 0;
-        const sgemv_t f = first_mb ? mb : ob;
+      for (p = 0; p < ways; ++p) { /* rotate which goes first */
+        const int w = (r + p) % ways; /* 0 myblas, 1 OpenBLAS, 2 OpenBLAS after a spin */
+        const sgemv_t f = w == 0 ? mb : w == 1 ? ob : spin_then_sgemv;
         const double t0 = now_ms();
         for (q = 0; q < inner; ++q) f("N", &n, &n, &one, A, &n, x, &inc, &zero, y, &inc);
-        (first_mb ? tm : to)[r] = (now_ms() - t0) / inner;
+        (w == 0 ? tm : w == 1 ? to : ts)[r] = (now_ms() - t0) / inner;
       }
     qsort(tm, kSamples, sizeof tm[0], cmp);
     qsort(to, kSamples, sizeof to[0], cmp);
+    qsort(ts, kSamples, sizeof ts[0], cmp);
     printf("sgemv,%s-paired,%d,%d,0,%.4f,%.1f\n", label, n, n, tm[kSamples / 2], 2.0 * n * (double)n / tm[kSamples / 2] / 1e6);
     printf("sgemv,openblas-paired,%d,%d,0,%.4f,%.1f\n", n, n, to[kSamples / 2], 2.0 * n * (double)n / to[kSamples / 2] / 1e6);
+    if (ways == 3)
+      printf("sgemv,openblas-spin%d,%d,%d,0,%.4f,%.1f\n", spin_ns, n, n, ts[kSamples / 2],
+             2.0 * n * (double)n / ts[kSamples / 2] / 1e6);
     fflush(stdout);
     free(A); free(x); free(y); free(y2);
   }
@@ -170,14 +192,15 @@ int main(int argc, char **argv) {
   const char *label = argc > 1 ? argv[1] : "symbol";
   int direct = 0, maxn = 16384, skip_h = 0, a, i;
   static const int sizes[] = {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384};
-  int pair = 0;
+  int pair = 0, spin_ns = 0;
   for (a = 2; a < argc; ++a) {
     if (!strcmp(argv[a], "--openblas")) direct = 1;
     else if (!strcmp(argv[a], "--max") && a + 1 < argc) maxn = atoi(argv[++a]);
     else if (!strcmp(argv[a], "--skip-hgemm")) skip_h = 1;
     else if (!strcmp(argv[a], "--sgemv-pair")) pair = 1;
+    else if (!strcmp(argv[a], "--spin-ns") && a + 1 < argc) spin_ns = atoi(argv[++a]);
   }
-  if (pair) return sgemv_pair(label, maxn);
+  if (pair) return sgemv_pair(label, maxn, spin_ns);
   if (direct) {
     void *h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
     if (!h) { fprintf(stderr, "cannot load OpenBLAS: %s\n", dlerror()); return 2; }
