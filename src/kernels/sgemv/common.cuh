@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "core/problem.h"
+#include "kernels/cluster.cuh"
 #include "kernels/gemm_args.h"
 
 namespace myblas {
@@ -76,41 +77,6 @@ __device__ __forceinline__ bool arrive_last(unsigned* counter) {
   return last;
 }
 
-constexpr int kMaxCluster = 16;  // blocks per cluster: the H100's non-portable limit
-
-// Cluster split (the *_cluster kernels, launched by launch_clusters): each block of the cluster
-// has written its split's kLen sums to `mine` (shared memory, same offset in every block).
-// Output q is the sum over ranks 0, 1, ..., C-1 of rank k's mine[q], added in rank order
-// (bitwise reproducible); rank r adds outputs [r*per, r*per + per) with its first threads and
-// hands each to store(q, sum). Every thread of every block of the cluster must call this: the
-// first cluster.sync() publishes the sums, the second keeps each block's shared memory alive
-// until the others have read it.
-template <int kLen, class Store>
-__device__ __forceinline__ void cluster_reduce_ordered(const float* mine, Store store) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  namespace cg = cooperative_groups;
-  cg::cluster_group cluster = cg::this_cluster();
-  cluster.sync();
-  const int c = int(cluster.num_blocks()), rank = int(cluster.block_rank());
-  const int per = (kLen + c - 1) / c;
-  const int q = rank * per + int(threadIdx.x);
-  if (int(threadIdx.x) < per && q < kLen) {
-    float v[kMaxCluster];  // (kMaxCluster) rank k's sum for output q
-#pragma unroll
-    for (int k = 0; k < kMaxCluster; ++k)
-      if (k < c) v[k] = *cluster.map_shared_rank(mine + q, unsigned(k));
-    float sum = v[0];
-#pragma unroll
-    for (int k = 1; k < kMaxCluster; ++k)
-      if (k < c) sum += v[k];
-    store(q, sum);
-  }
-  cluster.sync();
-#else
-  __trap();  // launchers never start a cluster kernel below compute capability 9.0
-#endif
-}
-
 // Resident 256-thread blocks of `kernel` on the whole device (for grid sizing).
 int device_slots(const void* kernel, int threads, size_t smem);
 
@@ -121,39 +87,10 @@ inline int pow2_floor(int v) {
   return c;
 }
 
-// Whether the current device runs thread-block clusters (compute capability >= 9.0); cached.
-bool device_has_clusters();
 // The largest cluster (a power of two <= kMaxCluster) that `kernel` with `threads` threads per
 // block can be launched with on the current device, 1 if none. The first call per kernel and
 // device allows non-portable sizes (> 8) and asks the occupancy calculator; then cached.
 int cluster_limit(const void* kernel, int threads);
-
-// A launch of `grid` blocks of `threads` threads on `s` as clusters of (1, c, 1) blocks; *attr
-// holds the cluster attribute that the returned configuration points to.
-inline cudaLaunchConfig_t cluster_config(dim3 grid, int threads, int c, cudaStream_t s, cudaLaunchAttribute* attr) {
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = grid;
-  cfg.blockDim = dim3(unsigned(threads));
-  cfg.dynamicSmemBytes = 0;
-  cfg.stream = s;
-  attr->id = cudaLaunchAttributeClusterDimension;
-  attr->val.clusterDim.x = 1;
-  attr->val.clusterDim.y = unsigned(c);
-  attr->val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  return cfg;
-}
-
-// Launches kern<<<grid, threads, 0, s>>>(args...) as clusters of (1, c, 1) blocks
-// (gridDim.y == c). Returns the launch error.
-template <class... P, class... A>
-cudaError_t launch_clusters(void (*kern)(P...), dim3 grid, int threads, int c, cudaStream_t s, A... args) {
-  cudaLaunchAttribute attr;
-  const cudaLaunchConfig_t cfg = cluster_config(grid, threads, c, s, &attr);
-  const cudaError_t e = cudaLaunchKernelEx(&cfg, kern, args...);
-  return e != cudaSuccess ? e : cudaGetLastError();
-}
 
 // One launcher per file. Each returns cudaGetLastError() after its launches.
 cudaError_t launch_thread_per_row(const GemvProblem& p, cudaStream_t s);

@@ -168,7 +168,7 @@ __global__ __launch_bounds__(kThreads, PIPE ? 2 : VA ? 4 : 2) void sgemv_n_rowbl
       for (int w = 0; w < kWarps; ++w) s += reinterpret_cast<const float*>(red[w])[threadIdx.x];
       split_sums[threadIdx.x] = s;
     }
-    cluster_reduce_ordered<kRows>(split_sums, [&](int t, float s) {
+    cluster_reduce_ordered(split_sums, kRows, [](int q) { return q; }, [&](int t, float s) {
       if (row0 + t < g.m) store_y(g.y0 + int64_t(row0 + t) * g.incy, s, g.alpha, g.beta);
     });
     return;
@@ -273,7 +273,7 @@ cudaError_t launch_n_rowblock(const GemvProblem& p, Split split, cudaStream_t s,
       k1<<<dim3(unsigned(row_blocks), 1u), kThreads, 0, s>>>(g, p.n, nullptr, nullptr);
       return cudaGetLastError();
     }
-    return launch_clusters(ck, dim3(unsigned(row_blocks), unsigned(c)), kThreads, c, s, g, (p.n + c - 1) / c,
+    return launch_clusters(ck, dim3(unsigned(row_blocks), unsigned(c)), kThreads, 0, c, s, g, (p.n + c - 1) / c,
                            static_cast<float*>(nullptr), static_cast<unsigned*>(nullptr));
   }
   if (split != Split::none) {

@@ -50,7 +50,6 @@ __global__ __launch_bounds__(kOut* kSplitL) void sgemv_reduce_splits_ordered(
 std::mutex g_mu;
 cudaMemPool_t g_pools[kMaxDevices] = {};
 int g_sms[kMaxDevices] = {};
-std::atomic<int> g_clusters[kMaxDevices] = {};  // 0 not asked yet, 1 compute capability >= 9.0, 2 not
 struct Occ {
   const void* kernel;
   int device, threads;
@@ -138,21 +137,6 @@ cudaError_t lastblock_scratch_alloc(unsigned** counters, int groups, float** par
 
 void lastblock_scratch_free(unsigned* counters, cudaStream_t s) { scratch_free(reinterpret_cast<float*>(counters), s); }
 
-bool device_has_clusters() {
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) {
-    cudaGetLastError();  // not this call's error: the launch that follows reports its own
-    return false;
-  }
-  int known = g_clusters[dev].load(std::memory_order_relaxed);
-  if (!known) {
-    int major = 0;
-    known = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major >= 9 ? 1 : 2;
-    g_clusters[dev].store(known, std::memory_order_relaxed);
-  }
-  return known == 1;
-}
-
 int cluster_limit(const void* kernel, int threads) {
   if (!device_has_clusters()) return 1;
   int dev = 0;
@@ -166,7 +150,7 @@ int cluster_limit(const void* kernel, int threads) {
   int blocks = 1;
   for (int c = kMaxCluster; c >= 2 && blocks == 1; c /= 2) {
     cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t cfg = cluster_config(dim3(1u, unsigned(c)), threads, c, nullptr, &attr);
+    const cudaLaunchConfig_t cfg = cluster_config(dim3(1u, unsigned(c)), threads, 0, c, nullptr, &attr);
     int clusters = 0;
     if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) == cudaSuccess && clusters > 0)
       blocks = c;

@@ -141,7 +141,7 @@ __global__ __launch_bounds__(kThreads) void sgemv_t_lanegroup_float4(Args g, int
 #pragma unroll
       for (int c = 0; c < COLS; ++c) split_sums[threadIdx.x / G * COLS + c] = acc[c];
     }
-    cluster_reduce_ordered<kCols>(split_sums, [&](int q, float sum) {
+    cluster_reduce_ordered(split_sums, kCols, [](int q) { return q; }, [&](int q, float sum) {
       const int col = blockIdx.x * kCols + q;
       if (col < g.n) store_y(g.y0 + int64_t(col) * g.incy, sum, g.alpha, g.beta);
     });
@@ -225,7 +225,7 @@ cudaError_t launch_t_lanegroup(const GemvProblem& p, Split split, cudaStream_t s
       return cudaGetLastError();
     }
     const int rows_per_split = ((p.m + c - 1) / c + kAlignRows - 1) / kAlignRows * kAlignRows;
-    return launch_clusters(ckern, dim3(unsigned(col_blocks), unsigned(c)), kThreads, c, s, g, rows_per_split,
+    return launch_clusters(ckern, dim3(unsigned(col_blocks), unsigned(c)), kThreads, 0, c, s, g, rows_per_split,
                            static_cast<float*>(nullptr), static_cast<unsigned*>(nullptr));
   }
   // Lanes per column: each lane should read >= 2 float4 of a column; small m gets small groups.
