@@ -202,6 +202,29 @@ INSTANTIATE_TEST_SUITE_P(All, SgemmKernelTest, ::testing::ValuesIn(all_kernels()
                            return std::string(myblas::sgemm_kernel_name(i.param));
                          });
 
+// skinny_r16's launch shapes that the common list does not reach on the H100: several chunks of
+// S per block (the double-buffered chunk loop, a short last chunk) with and without a cluster,
+// and so many column blocks that k is not split. 2 x 8448 x 2100: k-contiguous kernel (B not
+// transposed) 264 column blocks of 32, no split, 5 chunks; n-contiguous (B transposed) 66 column
+// blocks of 128, 4 splits of 576 = 512 + 64. 16896 x 2 x 1100: n-contiguous (A not transposed) 132
+// column blocks, 2 splits of 576; k-contiguous (A transposed) 528 column blocks, no split, 3
+// chunks. Each with beta = 0 over NaN and with beta != 0 and padded leading dimensions.
+TEST(SgemmKernelSkinny, ChunkLoopAndUnsplitLaunches) {
+  REQUIRE_GPU();
+  int ran = 0;
+  struct Shape { int m, n, k; };
+  for (const Shape& s : {Shape{2, 8448, 2100}, Shape{16896, 2, 1100}})
+    for (char ta : {'N', 'T'})
+      for (char tb : {'N', 'T'})
+        for (int v = 0; v < 2; ++v) {
+          const int ar = ta == 'N' ? s.m : s.k, br = tb == 'N' ? s.k : s.n;
+          const Case c{ta, tb, s.m, s.n, s.k, ar + 4 * v, br + 4 * v, s.m + v, 0.5f, v ? -0.5f : 0.f, 0};
+          run_case(SgemmKernel::skinny_r16, c, &ran);
+          if (HasFatalFailure()) return;
+        }
+  EXPECT_EQ(ran, 16);
+}
+
 TEST(SgemmKernelTable, NamesRoundTrip) {
   for (SgemmKernel k : all_kernels()) {
     SgemmKernel back;

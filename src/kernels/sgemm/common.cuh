@@ -3,6 +3,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdint>
 
 #include "core/problem.h"
@@ -164,8 +165,8 @@ cudaError_t launch_skinny_r16(const GemmProblem& p, cudaStream_t s);
 // The skinny kernels' view: C'(i, j) = sum_l S(i, l) X(l, j), with rows <= 16 rows of C'.
 // For m <= 16: S = op(A), X = op(B), C' = C. Otherwise (n <= 16): S = op(B)^T, X = op(A)^T,
 // C' = C^T. The large operand X is read once, the small S is staged in shared memory in chunks of
-// k; blocks that cover the same columns over different k chunks write partial sums to scratch
-// P(s, i, j) = part[s*rows_pad*cols + i*p_i + j*p_j], added in split order by a second kernel.
+// k. The k chunks of a column block are split over the blocks of a thread-block cluster
+// (gridDim.y), whose sums are added in rank order through distributed shared memory.
 constexpr int kSkinnyRows = 16;
 struct SkinnyArgs {
   const float* s;
@@ -176,38 +177,81 @@ struct SkinnyArgs {
   int64_t c_i, c_j;  // C'(i, j) = c[i*c_i + j*c_j]
   int rows, cols, k;
   float alpha, beta;
-  float* part;       // nullptr: one split, the kernel applies alpha and beta itself
-  int64_t p_i, p_j;  // partial layout, matching C' (unit stride along the same index)
-  int chunk;         // k per shared-memory chunk of S
-  int chunks_per_split;
+  int k_per_split;  // k per block of a cluster (gridDim.y blocks; a multiple of 64)
 };
 
-// Copies S(0..15, l0 .. l0+len-1) into ss[l*ld_l + i*ld_i], zero for rows >= rows and l >= len.
-// The walk follows S's unit-stride index, so the global reads are coalesced whichever operand S
-// is (with a 16-row S read across its rows, 16 of 32 lanes would each touch their own sector).
-__device__ __forceinline__ void load_s_chunk(const SkinnyArgs& g, float* ss, int l0, int len, int chunk,
-                                             int ld_l, int ld_i) {
-  const bool l_fast = g.s_l == 1 && g.s_i != 1;
-  for (int e = threadIdx.x; e < chunk * kSkinnyRows; e += blockDim.x) {
-    const int l = l_fast ? e % chunk : e / kSkinnyRows, i = l_fast ? e / chunk : e % kSkinnyRows;
-    ss[l * ld_l + i * ld_i] = (i < g.rows && l < len) ? g.s[i * g.s_i + int64_t(l0 + l) * g.s_l] : 0.f;
+// Starts cp.async copies of S(0..15, l0 .. l0+len-1) into ss[l*ld_l + i*ld_i] for l below
+// len rounded up to 128, a whole step of either kernel (zero for rows >= rows and l >= len; nothing is read for those) and
+// commits them as one group; the caller waits and synchronises. The walk follows S's unit-stride
+// index, so the global reads are coalesced whichever operand S is (with a 16-row S read across
+// its rows, 16 of 32 lanes would each touch their own sector). CHUNK is a compile-time power of
+// two: the index arithmetic is shifts and masks (with a run-time chunk, its divisions cost as
+// many instructions as the FMAs they feed: ncu, bench/results/h100-sgemm-skinny-v4-2026-11-22.md).
+template <int CHUNK, int THREADS>
+__device__ __forceinline__ void load_s_chunk_async(const SkinnyArgs& g, float* ss, int l0, int len, int ld_l,
+                                                   int ld_i) {
+  constexpr int R = kSkinnyRows;
+  static_assert((CHUNK & (CHUNK - 1)) == 0 && CHUNK % THREADS == 0 && THREADS % R == 0, "power-of-two tiles");
+  constexpr int kCopies = R * CHUNK / THREADS;  // per thread
+  const int fill = min(CHUNK, (len + 127) & ~127);
+  const int t = threadIdx.x;
+  if (g.s_l == 1 && g.s_i != 1) {  // S contiguous along l: element e = t + THREADS*c, l = e % CHUNK
+    constexpr int kPerRow = CHUNK / THREADS;     // copies per row of S
+#pragma unroll
+    for (int c = 0; c < kCopies; ++c) {
+      const int l = t + THREADS * (c % kPerRow), i = c / kPerRow;
+      if (l < fill) {
+        const bool valid = i < g.rows && l < len;
+        cp_async4(ss + l * ld_l + i * ld_i, valid ? g.s + i * g.s_i + (l0 + l) : g.s, valid);
+      }
+    }
+  } else {  // i fastest: this thread's row is fixed, l steps by THREADS / 16
+    constexpr int kLStep = THREADS / R;
+    const int i = t % R;
+    const bool row = i < g.rows;
+    const float* src = g.s + (row ? i * g.s_i : 0) + int64_t(l0 + t / R) * g.s_l;
+    const int64_t src_step = int64_t(kLStep) * g.s_l;
+    float* dst = ss + (t / R) * ld_l + i * ld_i;
+    const int dst_step = kLStep * ld_l;
+#pragma unroll 8
+    for (int l = t / R; l < fill; l += kLStep, src += src_step, dst += dst_step) {
+      const bool valid = row && l < len;
+      cp_async4(dst, valid ? src : g.s, valid);
+    }
   }
+  cp_async_commit();
 }
 
-// Result (i, j) of split `split`: to C' with alpha/beta, or to the partial buffer.
-__device__ __forceinline__ void skinny_out(const SkinnyArgs& g, int split, int i, int j, float v) {
-  if (g.part) g.part[int64_t(split) * kSkinnyRows * g.cols + i * g.p_i + j * g.p_j] = v;
-  else store_c(g.c + i * g.c_i + j * g.c_j, v, g.alpha, g.beta);
-}
+// Raises a kernel's dynamic shared memory limit to `bytes` once per device (a per-call
+// cudaFuncSetAttribute would add host time to every call). One object per kernel.
+class SmemLimitOnce {
+ public:
+  cudaError_t set(const void* kernel, size_t bytes) {
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return e;
+    if (dev >= 0 && dev < kDevices && done_[dev].load(std::memory_order_acquire)) return cudaSuccess;
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
+    if (e == cudaSuccess && dev >= 0 && dev < kDevices) done_[dev].store(true, std::memory_order_release);
+    return e;
+  }
+
+ private:
+  static constexpr int kDevices = 64;
+  std::atomic<bool> done_[kDevices] = {};
+};
 
 // Maps p onto SkinnyArgs (false unless min(m, n) <= 16); kcontig: X is contiguous along k.
 bool skinny_args(const GemmProblem& p, SkinnyArgs* out, bool* kcontig);
-cudaError_t launch_skinny_kcontig(const SkinnyArgs& g, int splits, int col_blocks, bool vec, cudaStream_t s);
-cudaError_t launch_skinny_ncontig(const SkinnyArgs& g, int splits, int col_blocks, bool vec, cudaStream_t s);
-constexpr int kSkinnyKCols = 128;  // columns per block, k-contiguous kernel (4 groups x 8 warps x 4)
-constexpr int kSkinnyKChunk = 512;
-constexpr int kSkinnyNCols = 128;  // columns per block, n-contiguous kernel (32 lanes x 4)
-constexpr int kSkinnyNChunk = 512;
+// The kernels' launchers: they split k over up to 8 blocks per column block (gridDim.y, launched
+// as clusters; compute capability >= 9.0 only) as far as the device holds the whole grid at once
+// (a second wave of a few clusters would double the time). vec: X's lines start 16-byte aligned.
+// Sets g->k_per_split for a grid of col_blocks column blocks of cluster_kernel and returns the
+// number of splits (gridDim.y).
+int skinny_splits(SkinnyArgs* g, int col_blocks, const void* cluster_kernel, int threads, size_t smem);
+cudaError_t launch_skinny_kcontig(SkinnyArgs g, bool vec, cudaStream_t s);
+cudaError_t launch_skinny_ncontig(SkinnyArgs g, bool vec, cudaStream_t s);
+constexpr int kSkinnyChunk = 512;  // k per chunk of S in shared memory
 
 }  // namespace sgemm_detail
 }  // namespace myblas

@@ -1,20 +1,31 @@
 // Specialised kernel for C' (<= 16 rows) = S * X where the large operand X is contiguous along k
 // (m <= 16 with B not transposed, or n <= 16 with A transposed): a "GEMV with 16 right-hand
-// sides" that is bound by reading X once.
+// sides" that is bound by reading X once (16 x 4096 x 4096: 64 MB, ~22 us at 3 TB/s).
 //
-// Why not the tiled kernels: a 128-row tile wastes 7/8 of its FMAs and, worse, gives only
-// n/128 blocks; here every byte of X is read exactly once, 16 bytes per lane.
-// Layout: a warp owns 4 columns of X; its lanes walk down those columns 4 k at a time (float4,
-// a warp reads 512 contiguous bytes per column), multiply by the matching 4 x 16 slice of S from
-// shared memory and keep 16 x 4 partial sums. S sits in shared memory row by row (ss[i*LD + l]), so
-// that the lanes' float4 reads of S(i, l .. l+3) for their own l are 32 consecutive 16-byte words:
-// conflict-free. (The first version stored S k-major, ss[l*16 + i]: lanes 256 bytes apart, an
-// 8-way bank conflict on each of the 16 reads per step, which capped it near 1000 GB/s on the H100.)
-// The 32 lanes' partial sums are then added by a reduce-scatter over shuffles (5 halving steps,
-// 62 shuffles for 64 values, each lane ending with 2 sums), in a fixed order. Blocks cover 32
-// columns (4 groups of 32 that reuse the chunk of S in shared memory, so S is read from L2 once
-// per 128 columns) and a range of k chunks; when k is split over blocks, partials go to scratch and are
-// added in split order by the second stage (skinny_r16.cu): deterministic, no atomics.
+// Layout: a lane group of 16 lanes walks 4 columns of X together, each lane one float4 of k per
+// column per step (16 x 16 bytes: 256 contiguous bytes per column), multiplies them by the
+// matching 4 x 16 slice of S from shared memory and keeps 16 x 4 partial sums. A warp is 2 such
+// groups (8 columns) at the same k, so each shared-memory read of S(i, l .. l+3) serves both
+// groups (16 distinct 16-byte words: two wavefronts) and feeds 16 FMAs per lane. A block is 4
+// warps across 32 columns x 2 warps across k (alternate 64-k halves of each 128-k step). S is
+// staged in chunks of 512 k with cp.async, two chunks in flight (the next arrives while the
+// current is used). Each lane loads the next step's X before the FMAs on the current one.
+// At the end the 16 lanes of a group add their sums by a reduce-scatter over shuffles (4 halving
+// steps, each lane keeping 4 sums), the two k warps add theirs through shared memory, and the
+// blocks of a cluster (the k splits of the column block, gridDim.y of them) add theirs in rank
+// order through distributed shared memory: one launch, no scratch, deterministic.
+//
+// History (16 x 4096 x 4096 NN on the H100): 32 lanes along k of 4 columns, 128 columns per block
+// sharing a chunk of S, split-k partials in scratch added by a second kernel: 55 us (1.14x
+// cuBLAS). S read at 32 distinct addresses per instruction (4 wavefronts, shared memory as busy as
+// the FMA pipe) and the pipeline drained at every 4-column group. 8-lane groups of 4 columns, one
+// step in flight, clusters of 4 splits: 59 us; ncu: 256 blocks but only 62 clusters of 4 resident,
+// so 2 clusters ran in a second wave and the SMs were active 59% of the time. With the grid kept to
+// one wave (skinny_r16.cu skinny_splits) and double-buffered S: 56 us, 2.75 instructions per FMA
+// (ncu): the S loader's index divisions by a run-time chunk cost as much as the FMAs. With a
+// compile-time chunk, strided copies and independent consecutive FMAs: 37.6-39.4 us, 2.0
+// instructions per FMA, DRAM 59% busy, long-scoreboard stalls (X in flight) the largest.
+#include "kernels/cluster.cuh"
 #include "kernels/sgemm/common.cuh"
 
 namespace myblas {
@@ -22,13 +33,26 @@ namespace sgemm_detail {
 namespace {
 
 constexpr int R = kSkinnyRows;
-constexpr int kWarps = 8, kThreads = kWarps * 32;
-constexpr int JW = 4;  // columns per warp and group
-constexpr int kGroups = kSkinnyKCols / (kWarps * JW);  // column groups per block, sharing S
-static_assert(JW == 4 && R * JW == 64, "the reduce-scatter below assumes 64 sums per lane");
+constexpr int kThreads = 256;
+// Measured on the H100 at 16 x 4096 x 4096 NN (bench/results/h100-sgemm-skinny-v4-2026-11-22.md):
+// 16 lanes x 4 columns per group, one step of X in flight, 2 blocks per SM: 37.6-39.4 us;
+// 8 lanes x 4 columns: 41.4-41.9 us; 8 lanes x 2 columns with two steps in flight and 3 blocks per
+// SM (80 registers): 41.9-43.3 us.
+constexpr int G = 16;                             // lanes per column group, along k
+constexpr int JW = 4;                             // columns per group
+constexpr int kColWarps = 4, kKWarps = 2;         // warps across columns x across k
+constexpr int kCols = kColWarps * (32 / G) * JW;  // columns per block
+constexpr int kStepL = kKWarps * G * 4;           // k per step of the block
+constexpr int kOut = R * kCols;                   // outputs per block
+constexpr int kLd = kSkinnyChunk + 4;             // padded row of a chunk of S (loader stores spread over banks)
+constexpr int kAcc = R * JW;                      // sums per lane
+constexpr int kKeep = kAcc / G;                   // sums per lane after the reduce-scatter
+constexpr size_t kSmem = (2 * size_t(R) * kLd + size_t(kKWarps) * kOut) * sizeof(float);
+static_assert(kSkinnyChunk % kStepL == 0, "whole steps per chunk");
+static_assert(kAcc % G == 0, "the reduce-scatter leaves whole sums per lane");
 
 template <int O, int HALF>
-__device__ __forceinline__ void reduce_scatter_step(float (&acc)[64], int lane) {
+__device__ __forceinline__ void reduce_scatter_step(float (&acc)[kAcc], int lane) {
   const bool upper = lane & O;
 #pragma unroll
   for (int x = 0; x < HALF; ++x) {
@@ -38,101 +62,176 @@ __device__ __forceinline__ void reduce_scatter_step(float (&acc)[64], int lane) 
   }
 }
 
+// The reduce-scatter over the G lanes of a group: offsets G/2, G/4, ..., 1, each halving the sums
+// a lane keeps.
+template <int O, int HALF>
+__device__ __forceinline__ void reduce_scatter(float (&acc)[kAcc], int lane) {
+  reduce_scatter_step<O, HALF>(acc, lane);
+  if constexpr (O > 1) reduce_scatter<O / 2, HALF / 2>(acc, lane);
+}
+
+// X(l .. l + 3, column c) (l relative to the split's start) for the group's JW columns; zero
+// past the split's end or past the columns.
 template <bool VEC>
-__global__ __launch_bounds__(kThreads, 2) void sgemm_skinny_kcontig_16x128(SkinnyArgs g) {
-  extern __shared__ __align__(16) float ss[];  // (16) x (chunk + 4): ss[i*(chunk + 4) + l] = S(i, l0 + l)
-  const int ld = g.chunk + 4;  // padded: the loader's stores (i fastest) spread over the banks
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int split = blockIdx.y;
-  const int chunks = (g.k + g.chunk - 1) / g.chunk;
-  const int c_begin = split * g.chunks_per_split;
-  const int c_end = min(chunks, c_begin + g.chunks_per_split);
-  float acc[R * JW];  // (16 rows) x (4 columns): acc[i*4 + c]
-  const bool one_chunk = c_end - c_begin == 1;
-  // The block's columns come in kGroups groups of 32 that reuse the same chunk of S.
-  for (int cg = 0; cg < kGroups; ++cg) {
-    const int j0 = blockIdx.x * kSkinnyKCols + cg * kWarps * JW + warp * JW;
-    const float* xc[JW];  // column starts (clamped to a valid column past the edge)
-    bool live[JW];
+__device__ __forceinline__ void load_x(float4 (&dst)[JW], const float* const (&xc)[JW], const bool (&live)[JW],
+                                       int l, int len) {
 #pragma unroll
-    for (int c = 0; c < JW; ++c) {
-      live[c] = j0 + c < g.cols;
-      xc[c] = g.x + int64_t(live[c] ? j0 + c : 0) * g.x_j;
-    }
-#pragma unroll
-    for (int e = 0; e < R * JW; ++e) acc[e] = 0.f;
-    for (int ch = c_begin; ch < c_end; ++ch) {
-      const int l0 = ch * g.chunk, len = min(g.chunk, g.k - l0);
-      if (!one_chunk || cg == 0) {  // uniform over the block
-        __syncthreads();            // the previous chunk is no longer read
-        load_s_chunk(g, ss, l0, len, g.chunk, 1, ld);
-        __syncthreads();
-      }
-      // X for this lane's next 4 k is loaded before the FMAs on the current 4 (software
-      // pipelining): a warp keeps its loads in flight while it computes.
-      float4 xv[JW];  // (4 k) x (4 columns) of X, current step
-      auto load_x = [&](float4 (&dst)[JW], int l) {
-#pragma unroll
-        for (int c = 0; c < JW; ++c) {
-          const float* src = xc[c] + (l0 + l);
-          if (!live[c] || l >= len) dst[c] = make_float4(0.f, 0.f, 0.f, 0.f);
-          else if (VEC && l + 3 < len) dst[c] = *reinterpret_cast<const float4*>(src);
-          else {
-            dst[c].x = src[0];
-            dst[c].y = l + 1 < len ? src[1] : 0.f;
-            dst[c].z = l + 2 < len ? src[2] : 0.f;
-            dst[c].w = l + 3 < len ? src[3] : 0.f;
-          }
-        }
-      };
-      load_x(xv, lane * 4);
-#pragma unroll 1
-      for (int l = lane * 4; l < len; l += 128) {
-        float4 xn[JW];  // the next step's X
-        load_x(xn, l + 128);
-#pragma unroll
-        for (int i = 0; i < R; ++i) {
-          const float4 sv = *reinterpret_cast<const float4*>(ss + i * ld + l);  // S(i, l .. l+3)
-#pragma unroll
-          for (int c = 0; c < JW; ++c) {
-            float a = acc[i * JW + c];
-            a = fmaf(sv.x, xv[c].x, a);
-            a = fmaf(sv.y, xv[c].y, a);
-            a = fmaf(sv.z, xv[c].z, a);
-            acc[i * JW + c] = fmaf(sv.w, xv[c].w, a);
-          }
-        }
-#pragma unroll
-        for (int c = 0; c < JW; ++c) xv[c] = xn[c];
-      }
-    }
-    // Reduce-scatter over the warp: after the step with offset o, a lane keeps the half of its
-    // sums selected by bit o of its lane id, added to the partner's copy of the same half.
-    reduce_scatter_step<16, 32>(acc, lane);
-    reduce_scatter_step<8, 16>(acc, lane);
-    reduce_scatter_step<4, 8>(acc, lane);
-    reduce_scatter_step<2, 4>(acc, lane);
-    reduce_scatter_step<1, 2>(acc, lane);
-    // Lane holds sums of indices base + 0 and base + 1, base = 32*b4 + 16*b3 + 8*b2 + 4*b1 + 2*b0.
-    const int base = ((lane >> 4) & 1) * 32 + ((lane >> 3) & 1) * 16 + ((lane >> 2) & 1) * 8 +
-                     ((lane >> 1) & 1) * 4 + (lane & 1) * 2;
-#pragma unroll
-    for (int t = 0; t < 2; ++t) {
-      const int idx = base + t, i = idx / JW, c = idx % JW;
-      if (i < g.rows && j0 + c < g.cols) skinny_out(g, split, i, j0 + c, acc[t]);
+  for (int c = 0; c < JW; ++c) {
+    const float* src = xc[c] + l;
+    if (!live[c] || l >= len) dst[c] = make_float4(0.f, 0.f, 0.f, 0.f);
+    else if (VEC && l + 3 < len) dst[c] = __ldcs(reinterpret_cast<const float4*>(src));
+    else {
+      dst[c].x = src[0];
+      dst[c].y = l + 1 < len ? src[1] : 0.f;
+      dst[c].z = l + 2 < len ? src[2] : 0.f;
+      dst[c].w = l + 3 < len ? src[3] : 0.f;
     }
   }
 }
 
+// Output q of the block (q < kOut) -> (row i, block column jl), walking C's unit-stride index
+// fastest so the stores coalesce.
+__device__ __forceinline__ void out_coord(const SkinnyArgs& g, int q, int* i, int* jl) {
+  if (g.c_i == 1) {
+    *i = q % R;
+    *jl = q / R;
+  } else {
+    *i = q / kCols;
+    *jl = q % kCols;
+  }
+}
+
+// @tparam VEC     float4 loads of X (every column starts 16-byte aligned)
+// @tparam CLUSTER launched as clusters of gridDim.y blocks that add their sums in rank order
+// Grid: (ceil(cols / 32), splits). Block (bx, by): columns [32 bx, 32 bx + 32), k in
+// [by * k_per_split, (by + 1) * k_per_split).
+template <bool VEC, bool CLUSTER>
+__global__ __launch_bounds__(kThreads, 2) void sgemm_skinny_kcontig_16x32(SkinnyArgs g) {
+  extern __shared__ __align__(16) float smem[];
+  float* red = smem + 2 * R * kLd;  // (kKWarps) x (16) x (32): the k warps' sums, then the block's
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int cw = warp % kColWarps, kw = warp / kColWarps;
+  const int jl0 = (cw * (32 / G) + lane / G) * JW;  // the group's first column in the block
+  const int j0 = blockIdx.x * kCols + jl0;
+  const int lane_l = kw * G * 4 + (lane % G) * 4;   // this lane's k inside each step
+  const int kb = blockIdx.y * g.k_per_split;
+  const int len = max(0, min(g.k - kb, g.k_per_split));  // k of this split
+  const float* xc[JW];  // column starts at k = kb (column 0 for columns past the edge, never read)
+  bool live[JW];
+#pragma unroll
+  for (int c = 0; c < JW; ++c) {
+    live[c] = j0 + c < g.cols;
+    xc[c] = g.x + int64_t(live[c] ? j0 + c : 0) * g.x_j + kb;
+  }
+  float acc[kAcc];  // (16 rows) x (JW columns): acc[i*JW + c]
+#pragma unroll
+  for (int e = 0; e < kAcc; ++e) acc[e] = 0.f;
+
+  // X of the first step in flight before the first chunk of S is asked for.
+  float4 x0[JW], x1[JW];
+  load_x<VEC>(x0, xc, live, lane_l, len);
+  if (len > 0) load_s_chunk_async<kSkinnyChunk, kThreads>(g, smem, kb, min(kSkinnyChunk, len), 1, kLd);
+  const int steps = (len + kStepL - 1) / kStepL, steps_per_chunk = kSkinnyChunk / kStepL;
+  const float* ss = smem;
+#pragma unroll 1
+  for (int st = 0; st < steps; ++st) {
+    const int l = st * kStepL + lane_l;
+    const int in_chunk = st % steps_per_chunk;
+    if (in_chunk == 0) {  // uniform over the block: a new chunk of S
+      const int c0 = st / steps_per_chunk;
+      cp_async_wait<0>();
+      __syncthreads();  // chunk c0 is in; every warp is done with chunk c0 - 1 (the other buffer)
+      ss = smem + (c0 & 1) * R * kLd;
+      const int next = (c0 + 1) * kSkinnyChunk;
+      if (next < len)
+        load_s_chunk_async<kSkinnyChunk, kThreads>(g, smem + ((c0 + 1) & 1) * R * kLd, kb + next, min(kSkinnyChunk, len - next), 1, kLd);
+    }
+    load_x<VEC>(x1, xc, live, l + kStepL, len);  // the next step's X
+    const int lc = in_chunk * kStepL + lane_l;  // k inside the chunk
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+      const float4 sv = *reinterpret_cast<const float4*>(ss + i * kLd + lc);  // S(i, l .. l+3)
+      // k component outer, columns inner: consecutive FMAs are independent.
+#pragma unroll
+      for (int c = 0; c < JW; ++c) acc[i * JW + c] = fmaf(sv.x, x0[c].x, acc[i * JW + c]);
+#pragma unroll
+      for (int c = 0; c < JW; ++c) acc[i * JW + c] = fmaf(sv.y, x0[c].y, acc[i * JW + c]);
+#pragma unroll
+      for (int c = 0; c < JW; ++c) acc[i * JW + c] = fmaf(sv.z, x0[c].z, acc[i * JW + c]);
+#pragma unroll
+      for (int c = 0; c < JW; ++c) acc[i * JW + c] = fmaf(sv.w, x0[c].w, acc[i * JW + c]);
+    }
+#pragma unroll
+    for (int c = 0; c < JW; ++c) x0[c] = x1[c];
+  }
+  // Reduce-scatter over the group's G lanes: after the step with offset o, a lane keeps the half
+  // of its sums selected by bit o of its lane id, added to the partner's copy of the same half.
+  int base = 0;  // the lane ends with the sums of indices base .. base + kKeep - 1
+  reduce_scatter<G / 2, kAcc / 2>(acc, lane);
+  for (int o = G / 2, half = kAcc / 2; o >= 1; o /= 2, half /= 2)
+    if (lane & o) base += half;
+#pragma unroll
+  for (int t = 0; t < kKeep; ++t) {
+    const int idx = base + t, i = idx / JW, c = idx % JW;
+    red[(kw * R + i) * kCols + jl0 + c] = acc[t];
+  }
+  __syncthreads();
+  for (int q = threadIdx.x; q < kOut; q += kThreads) {  // add the k warps in order
+    float v = red[q];
+#pragma unroll
+    for (int w = 1; w < kKWarps; ++w) v += red[w * kOut + q];
+    red[q] = v;
+  }
+  const int jb = blockIdx.x * kCols;
+  auto store = [&](int q, float v) {
+    int i, jl;
+    out_coord(g, q, &i, &jl);
+    if (i < g.rows && jb + jl < g.cols) store_c(g.c + i * g.c_i + (jb + jl) * g.c_j, v, g.alpha, g.beta);
+  };
+  if (CLUSTER) {
+    cluster_reduce_ordered(
+        red, kOut,
+        [&](int q) {
+          int i, jl;
+          out_coord(g, q, &i, &jl);
+          return i * kCols + jl;
+        },
+        store);
+  } else {
+    __syncthreads();
+    for (int q = threadIdx.x; q < kOut; q += kThreads) {
+      int i, jl;
+      out_coord(g, q, &i, &jl);
+      store(q, red[i * kCols + jl]);
+    }
+  }
+}
+
+template <bool VEC, bool CLUSTER>
+cudaError_t launch(const SkinnyArgs& g, int splits, cudaStream_t s) {
+  auto kernel = sgemm_skinny_kcontig_16x32<VEC, CLUSTER>;
+  static SmemLimitOnce limit;
+  const cudaError_t e = limit.set(reinterpret_cast<const void*>(kernel), kSmem);
+  if (e != cudaSuccess) return e;
+  const dim3 grid(unsigned((g.cols + kCols - 1) / kCols), unsigned(splits));
+  if (!CLUSTER) {
+    kernel<<<grid, kThreads, kSmem, s>>>(g);
+    return cudaGetLastError();
+  }
+  return launch_clusters(kernel, grid, kThreads, kSmem, splits, s, g);
+}
+
 }  // namespace
 
-cudaError_t launch_skinny_kcontig(const SkinnyArgs& g, int splits, int col_blocks, bool vec, cudaStream_t s) {
-  const size_t smem = size_t(g.chunk + 4) * R * sizeof(float);
-  auto kernel = vec ? sgemm_skinny_kcontig_16x128<true> : sgemm_skinny_kcontig_16x128<false>;
-  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+cudaError_t launch_skinny_kcontig(SkinnyArgs g, bool vec, cudaStream_t s) {
+  // The occupancy questions need the shared memory limit raised first.
+  static SmemLimitOnce limit;
+  const void* ck = reinterpret_cast<const void*>(sgemm_skinny_kcontig_16x32<true, true>);
+  const cudaError_t e = limit.set(ck, kSmem);
   if (e != cudaSuccess) return e;
-  kernel<<<dim3(col_blocks, splits), kThreads, smem, s>>>(g);
-  return cudaGetLastError();
+  const int splits = skinny_splits(&g, (g.cols + kCols - 1) / kCols, ck, kThreads, kSmem);
+  if (splits > 1) return vec ? launch<true, true>(g, splits, s) : launch<false, true>(g, splits, s);
+  return vec ? launch<true, false>(g, 1, s) : launch<false, false>(g, 1, s);
 }
 
 }  // namespace sgemm_detail
