@@ -200,7 +200,7 @@ int main(int argc, char** argv) {
   if (smallk) {
     std::vector<SgemmKernel> ks = prod;
     for (SgemmKernel k : {SgemmKernel::smallk_stream, SgemmKernel::smallk_prefetch, SgemmKernel::smallk_serial,
-                          SgemmKernel::smallk_persistent, SgemmKernel::smallk_bk32})
+                          SgemmKernel::smallk_persistent})
       ks.push_back(k);
     list.clear();
     for (const char* t : {"NN", "NT", "TN", "TT"}) list.push_back({{t[0], t[1], 8192, 8192, 64, 0.5f, false}, ks});

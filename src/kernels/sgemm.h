@@ -42,9 +42,8 @@ enum class SgemmKernel {
   smallk_prefetch,    // as smallk, C's tile prefetched into L2 at the start of the block
   smallk_serial,      // as smallk with store_tile_8x8's one-float4-at-a-time C reads
   smallk_persistent,  // as smallk on a persistent grid (two blocks per SM walking the tiles)
-  smallk_bk32,        // as smallk with 32 k per stage, 3 stages
 };
-constexpr int kSgemmKernelCount = 19;
+constexpr int kSgemmKernelCount = 18;
 
 const char* sgemm_kernel_name(SgemmKernel k);
 bool sgemm_kernel_from_name(const char* name, SgemmKernel* out);

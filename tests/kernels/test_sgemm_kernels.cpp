@@ -64,7 +64,6 @@ bool must_refuse(SgemmKernel k, const Case& c) {
     case SgemmKernel::smallk_prefetch:
     case SgemmKernel::smallk_serial:
     case SgemmKernel::smallk_persistent:
-    case SgemmKernel::smallk_bk32:
       return false;
     case SgemmKernel::vectorized:
     case SgemmKernel::warptile:

@@ -450,8 +450,7 @@ Tile sgemm_tile(SgemmKernel k) {
     case SgemmKernel::smallk_stream:
     case SgemmKernel::smallk_prefetch:
     case SgemmKernel::smallk_serial:
-    case SgemmKernel::smallk_persistent:
-    case SgemmKernel::smallk_bk32: return {128, 128, 16};
+    case SgemmKernel::smallk_persistent: return {128, 128, 16};
   }
   return {128, 128, 16};
 }

@@ -31,7 +31,6 @@ constexpr KernelEntry<SgemmKernel> kTable[kSgemmKernelCount] = {
     {SgemmKernel::smallk_prefetch, "smallk_128x128x16_prefetch", false},
     {SgemmKernel::smallk_serial, "smallk_128x128x16_serial", false},
     {SgemmKernel::smallk_persistent, "smallk_128x128x16_persistent", false},
-    {SgemmKernel::smallk_bk32, "smallk_128x128x32_s3", false},
 };
 
 }  // namespace
@@ -77,7 +76,6 @@ const char* sgemm_can_implement(SgemmKernel k, const GemmProblem& p) {
     case SgemmKernel::smallk_prefetch:
     case SgemmKernel::smallk_serial:
     case SgemmKernel::smallk_persistent:
-    case SgemmKernel::smallk_bk32:
       return sgemm_detail::smallk_tiles(p) < (int64_t(1) << 31) ? nullptr : "more than 2^31 - 1 tiles of 128 x 128";
   }
   return "unknown kernel";
@@ -99,12 +97,13 @@ const char* sgemm_can_implement(SgemmKernel k, const GemmProblem& p) {
 // - With the copies spread over the k steps (h100-sgemm-prod2-2026-11-22.md) 256x128 also takes
 //   TN: 0.957-0.979x against 0.949-0.971x for 128x128 in three runs at 4096^3 and 8192^3.
 // - smallk (bench/results/h100-sgemm-smallk-2026-11-22.md) for k <= 128 with beta != 0 and
-//   m*n >= 4096^2: its batched C reads make it 1.07-1.3x cuBLAS there (8192^2 x 32/64/128 in every
-//   transpose, 4096^2 x 64, 8000^2 x 64) against 0.78-0.95x for pipelined_s4. With beta == 0 (no C
-//   reads) it is no faster than pipelined_s4 at k = 64, and regdb_256x128 stays ahead at k = 128.
+//   m*n >= 2048^2: its batched C reads make it 1.02-1.37x cuBLAS on every such shape measured
+//   (8192^2 x 64 in every transpose, 8192^2 x 32 and x 128, 4096^2 x 64 and x 128, 2048^2 x 64,
+//   8000^2 x 64) against 0.79-1.06x for pipelined_s4. With beta == 0 (no C reads) it is no faster
+//   than pipelined_s4 at k = 64, and regdb_256x128 stays ahead at k = 128. Smaller m*n: not measured.
 SgemmKernel sgemm_choose(const GemmProblem& p) {
   if (p.m <= 16 || p.n <= 16) return SgemmKernel::skinny_r16;
-  if (p.k <= 128 && p.beta != 0.f && int64_t(p.m) * p.n >= int64_t(4096) * 4096) return SgemmKernel::smallk;
+  if (p.k <= 128 && p.beta != 0.f && int64_t(p.m) * p.n >= int64_t(2048) * 2048) return SgemmKernel::smallk;
   const bool edge_blocks = p.m % 128 != 0 || p.n % 128 != 0;
   if (p.k < 128 || (edge_blocks && (p.m < 4000 || p.n < 4000))) return SgemmKernel::pipelined_s4;
   const bool nn_or_tn = p.tb == Op::N;
@@ -130,13 +129,12 @@ cudaError_t sgemm_run(SgemmKernel k, const GemmProblem& p, cudaStream_t s) {
     case SgemmKernel::regdb_128x256: return launch_pipelined_regdb(p, RegdbTile::t128x256, s);
     case SgemmKernel::regdb_256x128: return launch_pipelined_regdb(p, RegdbTile::t256x128, s);
     case SgemmKernel::regdb_128x128: return launch_pipelined_regdb(p, RegdbTile::t128x128, s);
-    // SmallkPlan: {persistent, prefetch, batched, stream, bk32}
-    case SgemmKernel::smallk: return launch_smallk(p, {false, false, true, false, false}, s);
-    case SgemmKernel::smallk_stream: return launch_smallk(p, {false, false, true, true, false}, s);
-    case SgemmKernel::smallk_prefetch: return launch_smallk(p, {false, true, true, false, false}, s);
-    case SgemmKernel::smallk_serial: return launch_smallk(p, {false, false, false, false, false}, s);
-    case SgemmKernel::smallk_persistent: return launch_smallk(p, {true, false, true, false, false}, s);
-    case SgemmKernel::smallk_bk32: return launch_smallk(p, {false, false, true, false, true}, s);
+    // SmallkPlan: {persistent, prefetch, batched, stream}
+    case SgemmKernel::smallk: return launch_smallk(p, {false, false, true, false}, s);
+    case SgemmKernel::smallk_stream: return launch_smallk(p, {false, false, true, true}, s);
+    case SgemmKernel::smallk_prefetch: return launch_smallk(p, {false, true, true, false}, s);
+    case SgemmKernel::smallk_serial: return launch_smallk(p, {false, false, false, false}, s);
+    case SgemmKernel::smallk_persistent: return launch_smallk(p, {true, false, true, false}, s);
   }
   return cudaErrorInvalidValue;
 }

@@ -15,7 +15,6 @@ struct SmallkPlan {
   bool prefetch;    // C's tile prefetched into L2 at the start of the tile (beta != 0 only)
   bool batched;     // whole tiles read C in two batches of 8 float4 a thread, else one at a time
   bool stream;      // the batched epilogue reads and writes C with evict-first hints
-  bool bk32;        // 32 k per stage, 3 stages (else 16 k, 4 stages)
 };
 
 // Output tiles of 128 x 128 (the kernel indexes them with int).

@@ -6,36 +6,43 @@
 // transpose and alignment); the epilogue is not. store_tile_8x8 reads and writes C one float4 at a
 // time, and since a read may alias the store before it, neither the compiler nor the hardware
 // lets the next read start before the previous store: 16 dependent memory round trips per lane
-// per tile. At k = 64 a tile's FMAs take about as long as those round trips, so the SM sat idle
-// for half of each tile (PTX of the old epilogue: ld.global.v4 / st.global.v4 strictly alternating).
+// per tile (its PTX: ld.global.v4 / st.global.v4 strictly alternating). At k = 64 a tile's FMAs are
+// short, so those round trips were more than a quarter of the time (388 -> 281 us once batched).
 // Here a whole tile with 16-byte aligned columns reads its C in two batches of 8 float4 a lane
 // (4 columns x 2 halves; 32 registers, which fit beside the 64 accumulators in the 128 that two
 // blocks per SM allow), every read of a batch issued before any store: 2 round trips.
 //
-// Measured on the H100, 8192^2 x 64, beta = 0.5, NN (bench/results/h100-sgemm-smallk-2026-11-22.md;
-// cuBLAS about 321-325 us, pipelined_s4 388 us; memory floor 537 MB / ~3 TB/s = 179 us):
+// Measured on the H100 (bench/results/h100-sgemm-smallk-2026-11-22.md, three runs; times from the
+// last unless said). 8192^2 x 64, beta = 0.5, NN: cuBLAS 323 us, pipelined_s4 388 us, this kernel
+// 281 us (1.15x cuBLAS; NT 1.21x, TN 1.07x, TT 1.15x). Floors: C read and written, 537 MB at ~3
+// TB/s = 179 us; the FMAs, 8.6 GFLOP at the ~51 TFLOP/s of our best large-k kernel = 170 us.
 // - The issue's hypothesis (DRAM idle during the FMAs, SMs idle during the epilogue) was half
 //   right: the epilogue was the problem, but as latency, not bandwidth. Prefetching each tile's C
 //   into L2 at block start (prefetch.global.L2 per line) took the old epilogue from 388 to 332-347
-//   us; batching the reads alone took it to 282 us, and with batching the prefetch no longer pays
-//   (292 us with it: its extra L2 traffic and instructions, and about 40 MB of prefetched lines
-//   evicted before use and read again, ncu dram__bytes_read 312 MB against 273).
+//   us (runs 1, 2); batching the reads alone takes it to 281. With batching the prefetch no longer
+//   pays (291 us, smallk_128x128x16_prefetch: about 40 MB of prefetched lines are evicted before
+//   use and read again, ncu dram__bytes_read 312 MB against 273-282).
 // - A persistent grid (two blocks per SM walking the tiles, the next tile's copies issued before
-//   the current tile's epilogue) lost every time: 426 us against 388 with the old epilogue, 308
-//   against 282 with batching, and 268 against 260 with beta = 0. With prefetch it read 425-451 MB
-//   from DRAM (prefetched lines evicted before use). Kept as smallk_128x128x16_persistent.
-// - One cp.async.bulk.prefetch.L2 per column instead of per-line prefetches, and prefetching one
-//   tile ahead on the persistent grid, were both slower than per-line prefetch (run 1; removed).
-// - ld/st.global.cs (evict-first) on C's reads and writes: within noise (kept as _stream).
-// - Reading the first batch before the last k tile's FMAs (to overlap its round trip) needs 32
-//   more registers across the FMAs and spilled 144-256 bytes in every layout under the 128-register
-//   cap: not built.
-// With beta = 0 (C only written) this kernel and pipelined_s4 both take about 260 us, as does
-// cuBLAS, at 55% FMA-pipe activity: that, not memory, is the floor of this 8x8 lane tile at k = 64,
-// and beta = 0.5 now costs only about 8% more. The issue's target (1.3x the memory floor,
-// <= 221 us) needs a faster FMA core for short k (the 8x16 regdb tiles run 264 us at beta = 0 here
-// too: at k = 64 each tile's pipeline fill and epilogue, not the FMA rate, dominate); 2x cuBLAS
-// (161 us) is below the 179 us memory floor and cannot be reached by any kernel.
+//   the current tile's epilogue; smallk_128x128x16_persistent) is no better: 286 against 281 us,
+//   273 against 262 with beta = 0, and 426 against 388 with the old epilogue (run 1). With the
+//   prefetch it read 425-451 MB from DRAM: prefetched lines evicted before use.
+// - Removed after run 1: one cp.async.bulk.prefetch.L2 per column (450 us persistent, against 445
+//   for per-line prefetch), prefetching one tile ahead (463). After run 3: 32 k per stage with 3
+//   stages (327 us; it also spills 100-144 bytes in the misaligned layouts).
+// - ld/st.global.cs (evict-first) on C: within noise (280 us, smallk_128x128x16_stream).
+// - Reading the first batch before the last k tile's FMAs, to overlap its round trip, needs 32
+//   more registers across them and spilled 144-256 bytes in every layout under the 128-register
+//   cap: not measured.
+// Where the rest goes: with beta = 0 (C only written) this kernel, pipelined_s4 and cuBLAS all take
+// 258-274 us, and beta = 0.5 now costs 8% more than that. ncu (beta = 0.5): FMA pipe active 53%,
+// 5.35 warp cycles per issued instruction with 4 warps per scheduler, 2.0 of them "not selected":
+// issue-bound on the 8x8 lane tile's non-FMA instructions plus each tile's pipeline fill, not on
+// DRAM (57% of peak). The issue's target, 1.3x the memory floor (<= 221 us), needs a leaner FMA
+// core for short k (the 8x16 regdb tiles also take 264 us at beta = 0 and k = 64); its "2x
+// cuBLAS" (161 us) is below the 179 us memory floor and out of reach for any kernel.
+//
+// Registers: 126-128 a thread, no spills, in all nine layout instantiations (nvcc -Xptxas -v,
+// CUDA 13.0, sm_90a).
 //
 // Any k is correct (k tiles past k are zero-filled); beta == 0 never reads C; edge tiles, padded or
 // misaligned C take store_tile_8x8.
@@ -52,8 +59,9 @@ constexpr int BM = kTileM, BN = kTileN;  // block tile (k per stage: the kernel'
 constexpr int kThreads = kTileThreads;
 constexpr int kBlocksPerSm = 2;
 constexpr int LDS = 132;  // padded shared row (floats): 16-byte aligned, transposed stores spread over banks
-constexpr int kGroupM = 8;                  // tile rows per swizzle group
-static_assert(BM == 128 && BN == 128 && kThreads == 256, "the copy and prefetch maps below assume 128x128 tiles, 256 threads");
+constexpr int kGroupM = 8;  // tile rows per swizzle group
+static_assert(BM == 128 && BN == 128 && kThreads == 256,
+              "the copy and prefetch maps below assume 128x128 tiles, 256 threads");
 
 // Copies op(X)(p0 .. p0+127, k0 .. k0+BK-1) into dst[l*LDS + p], zero past (extent, k). Element
 // (p, l) is x[p + l*ld] (contiguous along p: A N with p = m, B T with p = n) or x[l + p*ld]
@@ -138,19 +146,20 @@ __device__ __forceinline__ void store_c_batch(const CBatch& old, const float (&a
     for (int h = 0; h < 2; ++h) {
       const int c = ph * 4 + q;
       const float4 o = old[q][h];
-      const float4 v = make_float4(fmaf(alpha, acc[4 * h][c], beta * o.x), fmaf(alpha, acc[4 * h + 1][c], beta * o.y),
-                                   fmaf(alpha, acc[4 * h + 2][c], beta * o.z), fmaf(alpha, acc[4 * h + 3][c], beta * o.w));
+      const float4 v =
+          make_float4(fmaf(alpha, acc[4 * h][c], beta * o.x), fmaf(alpha, acc[4 * h + 1][c], beta * o.y),
+                      fmaf(alpha, acc[4 * h + 2][c], beta * o.z), fmaf(alpha, acc[4 * h + 3][c], beta * o.w));
       float4* p = reinterpret_cast<float4*>(c0 + (ph * 16 + q) * ldc + 32 * h);
       if (STREAM) __stcs(p, v);
       else *p = v;
     }
 }
 
-// @tparam BK      k per pipeline stage (16, or 32: half the barriers, twice the shared memory)
+// @tparam BK      k per pipeline stage (32 with 3 stages measured slower: see the header)
 // @tparam STAGES  stages of BK k in the pipeline (STAGES-1 in flight while one is multiplied)
 template <Layout LA, Layout LB, int BK, int STAGES>
 __global__ __launch_bounds__(kThreads, kBlocksPerSm) void sgemm_smallk_128x128x16(Args g, SmallkPlan plan) {
-  constexpr int kStageFloats = 2 * BK * LDS;      // as (BK x LDS) then bs (BK x LDS)
+  constexpr int kStageFloats = 2 * BK * LDS;     // as (BK x LDS) then bs (BK x LDS)
   extern __shared__ __align__(16) float smem[];  // STAGES x {as, bs}
   const int tiles_m = (g.m + BM - 1) / BM, tiles_n = (g.n + BN - 1) / BN;
   const int tiles = tiles_m * tiles_n, ktiles = (g.k + BK - 1) / BK;
@@ -254,8 +263,7 @@ int64_t smallk_tiles(const GemmProblem& p) { return int64_t((p.m + BM - 1) / BM)
 cudaError_t launch_smallk(const GemmProblem& p, const SmallkPlan& plan, cudaStream_t s) {
   const Args g = make_args(p);
   const Layout la = operand_layout(p.ta == Op::T, p.a, p.lda), lb = operand_layout(p.tb == Op::N, p.b, p.ldb);
-  return plan.bk32 ? launch_with_layouts<Launch<32, 3>>(la, lb, g, plan, s)
-                   : launch_with_layouts<Launch<16, 4>>(la, lb, g, plan, s);
+  return launch_with_layouts<Launch<16, 4>>(la, lb, g, plan, s);
 }
 
 }  // namespace sgemm_detail
