@@ -12,6 +12,9 @@
 // the transposes), --skinny (only the memory-bound shapes: m or n = 16 in every transpose, k = 64),
 // --large (only the production kernels on 4092^3 NN and 4096^3 / 8192^3 in every transpose),
 // --mid (only the production kernels on mid-sized and flat NN shapes, where the tile choice matters),
+// --smallk (k <= 128 with large m and n: 8192^2 x 64 in every transpose, beta 0.5 and 0, k = 32 and
+// 128, 4096^2 x 64 and x 128, 2048^2 x 64, an edge-tile shape; the production kernels plus the
+// smallk variants),
 // --only=NAME[,NAME...] (only these kernels, wherever the shape list would run them).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -90,6 +93,7 @@ void bench_shape(cublasHandle_t h, const Source& src, const Shape& s, const std:
   auto cublas_call = [&](int i) {
     CB(cublasSgemm(h, oa, ob, s.m, s.n, s.k, &one, A(i), ar, B(i), br, &beta, C(i), s.m));
   };
+  std::printf("# shape %c%c %d x %d x %d beta %g\n", s.ta, s.tb, s.m, s.n, s.k, double(s.beta));  // rows carry no beta
   const double t_cublas = time_calls(cublas_call, nsets, g_reps, 2);
   row("cublas", s, t_cublas, 1.0);
 
@@ -151,13 +155,14 @@ void bench_shape(cublasHandle_t h, const Source& src, const Shape& s, const std:
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, skinny = false, large = false, mid = false;
+  bool quick = false, skinny = false, large = false, mid = false, smallk = false;
   std::vector<std::string> only;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strcmp(argv[i], "--skinny")) skinny = true;
     else if (!std::strcmp(argv[i], "--large")) large = true;
     else if (!std::strcmp(argv[i], "--mid")) mid = true;
+    else if (!std::strcmp(argv[i], "--smallk")) smallk = true;
     else if (!std::strncmp(argv[i], "--only=", 7)) only = bench::split_list(argv[i] + 7);
     else if (!std::strncmp(argv[i], "--reps=", 7)) g_reps = std::max(3, std::atoi(argv[i] + 7));
   }
@@ -192,7 +197,19 @@ int main(int argc, char** argv) {
       {{'N', 'N', 4096, 16, 4096, 0.f, false}, prod},
       {{'N', 'N', 8192, 8192, 64, 0.5f, false}, prod},
   };
-  if (mid) {
+  if (smallk) {
+    std::vector<SgemmKernel> ks = prod;
+    for (SgemmKernel k : {SgemmKernel::smallk_stream, SgemmKernel::smallk_prefetch, SgemmKernel::smallk_serial,
+                          SgemmKernel::smallk_persistent})
+      ks.push_back(k);
+    list.clear();
+    for (const char* t : {"NN", "NT", "TN", "TT"}) list.push_back({{t[0], t[1], 8192, 8192, 64, 0.5f, false}, ks});
+    const Shape more[] = {{'N', 'N', 8192, 8192, 64, 0.f, false},  {'N', 'N', 8192, 8192, 32, 0.5f, false},
+                          {'N', 'N', 8192, 8192, 128, 0.5f, false}, {'N', 'N', 8192, 8192, 128, 0.f, false},
+                          {'N', 'N', 4096, 4096, 64, 0.5f, false},  {'N', 'N', 4096, 4096, 128, 0.5f, false},
+                          {'N', 'N', 2048, 2048, 64, 0.5f, false},  {'N', 'N', 8000, 8000, 64, 0.5f, false}};
+    for (const Shape& s : more) list.push_back({s, ks});
+  } else if (mid) {
     list.clear();
     const int shapes[][3] = {{127, 129, 1031}, {1000, 1000, 1000}, {1024, 1024, 1024}, {2048, 2048, 2048},
                              {3000, 3000, 3000}, {4096, 4096, 128}, {128, 4096, 4096}, {4096, 128, 4096},

@@ -34,8 +34,16 @@ enum class SgemmKernel {
   regdb_256x128,  // 256x128x8 block tile, 6 stages, 8 warps, one block per SM (up to 255 registers)
   regdb_128x256,  // 128x256x8 block tile, 6 stages, 8 warps, one block per SM
   regdb_128x128,  // 128x128x8 block tile, 6 stages, 4 warps, two blocks per SM
+  // Shape-specialised (src/kernels/sgemm/smallk_128x128x16.cu): small k (<= 128) with large m and
+  // n and beta != 0, where C's traffic matters: pipelined_s4's tiles with C read in two batches
+  // of 8 float4 a lane in the epilogue; the others are the alternatives measured beside it.
+  smallk,             // one block per tile, batched C reads
+  smallk_stream,      // as smallk, C read and written with evict-first hints
+  smallk_prefetch,    // as smallk, C's tile prefetched into L2 at the start of the block
+  smallk_serial,      // as smallk with store_tile_8x8's one-float4-at-a-time C reads
+  smallk_persistent,  // as smallk on a persistent grid (two blocks per SM walking the tiles)
 };
-constexpr int kSgemmKernelCount = 13;
+constexpr int kSgemmKernelCount = 18;
 
 const char* sgemm_kernel_name(SgemmKernel k);
 bool sgemm_kernel_from_name(const char* name, SgemmKernel* out);

@@ -6,8 +6,9 @@
 // split k (16 x 300 x 1100, 1000 x 7 x 2100), all four transposes (a rung that takes fewer must
 // refuse the others), padded leading dimensions with guards that must survive, operands
 // misaligned by one float with odd leading dimensions, NaN in C with beta == 0, two runs that
-// must agree bit for bit, and 64-bit offsets (ldc * n past 2^31). Error bound per element:
-// (k + 2) * 4 * eps * (|alpha| sum_l |op(A)(i,l)| |op(B)(l,j)| + |beta| |C0(i,j)|).
+// must agree bit for bit, and 64-bit offsets (ldc * n past 2^31). Small k (1, 63, 64, 65, 128,
+// 129) for smallk, and for its persistent variant a shape with about two tiles per block. Error
+// bound per element: (k + 2) * 4 * eps * (|alpha| sum_l |op(A)(i,l)| |op(B)(l,j)| + |beta| |C0(i,j)|).
 // MYBLAS_SGEMM_TEST_SHORT=1 (2) keeps five (three small) shapes, for compute-sanitizer runs.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -58,6 +59,11 @@ bool must_refuse(SgemmKernel k, const Case& c) {
     case SgemmKernel::regdb_128x256:
     case SgemmKernel::regdb_256x128:
     case SgemmKernel::regdb_128x128:
+    case SgemmKernel::smallk:
+    case SgemmKernel::smallk_stream:
+    case SgemmKernel::smallk_prefetch:
+    case SgemmKernel::smallk_serial:
+    case SgemmKernel::smallk_persistent:
       return false;
     case SgemmKernel::vectorized:
     case SgemmKernel::warptile:
@@ -154,7 +160,9 @@ std::vector<Case> cases() {
       {1, 1, 1},      {3, 3, 3},       {17, 17, 17},   {31, 33, 32},    {32, 32, 33},
       {63, 65, 64},   {127, 129, 128}, {128, 128, 16}, {129, 127, 15},  {1, 127, 300},
       {257, 3, 129},  {16, 300, 1100}, {300, 16, 1100}, {17, 17, 1300}, {5, 1000, 2100},
-      {1000, 7, 2100}, {256, 256, 256}, {513, 383, 37}};
+      {1000, 7, 2100}, {256, 256, 256}, {513, 383, 37},
+      // Small k around the 16-deep k tiles (smallk's domain), two or more tiles each way.
+      {130, 129, 1},  {257, 131, 63}, {129, 257, 64}, {131, 130, 65}, {255, 129, 128}, {129, 131, 129}};
   const std::vector<Shape> few = {{17, 17, 17}, {129, 127, 15}, {16, 300, 1100}, {300, 16, 1100}, {513, 383, 37}};
   const std::vector<Shape> tiny = {{33, 31, 17}, {16, 40, 600}, {40, 5, 600}};
   const float ab[][2] = {{1.f, 0.f}, {-1.f, 1.f}, {0.5f, -0.5f}, {2.f, 0.f}, {-0.75f, 0.25f}};
@@ -189,6 +197,32 @@ TEST_P(SgemmKernelTest, MatchesOpenBlas) {
   }
   // The NN-only aligned rungs take 20 of the full list's cases, the others more.
   EXPECT_GE(ran, short_run() ? 1 : 20) << "too few cases ran";
+}
+
+// smallk_persistent (two blocks per SM) walks several tiles per block, with the copies of the
+// next tile issued before the current one's epilogue: 544 tiles of 128 x 128 (about two per block
+// on a 132-SM H100), edge tiles both ways, k = 9 (one partial k tile, so every step crosses a
+// tile; m = 4001) and k = 20 (two; m = 4000 with exact ldc, so whole tiles take the batched C reads).
+TEST(SgemmSmallkTest, SeveralTilesPerBlock) {
+  REQUIRE_GPU();
+  if (short_run()) GTEST_SKIP() << "long shapes; MYBLAS_SGEMM_TEST_SHORT is set";
+  const float ab[][2] = {{1.f, 0.f}, {-1.f, 1.f}, {0.5f, -0.5f}};
+  auto up4 = [](int y) { return (y + 3) / 4 * 4; };
+  int ran = 0, v = 0;
+  for (int kk : {9, 20})
+    for (char ta : {'N', 'T'})
+      for (char tb : {'N', 'T'}) {
+        const int m = kk == 9 ? 4001 : 4000, n = 2049, ar = ta == 'N' ? m : kk, br = tb == 'N' ? kk : n;
+        const float* x = ab[v % 3];
+        // Alternately exact leading dimensions, and padded ones (ldc odd: C's scalar path).
+        const bool padded = v++ % 2 == 1;
+        run_case(SgemmKernel::smallk_persistent,
+                 {ta, tb, m, n, kk, padded ? up4(ar) + 4 : ar, padded ? up4(br) + 4 : br, padded ? m + 3 : m, x[0],
+                  x[1], 0},
+                 &ran);
+        if (HasFatalFailure()) return;
+      }
+  EXPECT_EQ(ran, 8);
 }
 
 std::vector<SgemmKernel> all_kernels() {

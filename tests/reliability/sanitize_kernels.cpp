@@ -446,6 +446,11 @@ Tile sgemm_tile(SgemmKernel k) {
     case SgemmKernel::regdb_256x128: return {256, 128, 8};
     case SgemmKernel::regdb_128x256: return {128, 256, 8};
     case SgemmKernel::regdb_128x128: return {128, 128, 8};
+    case SgemmKernel::smallk:
+    case SgemmKernel::smallk_stream:
+    case SgemmKernel::smallk_prefetch:
+    case SgemmKernel::smallk_serial:
+    case SgemmKernel::smallk_persistent: return {128, 128, 16};
   }
   return {128, 128, 16};
 }

@@ -6,6 +6,7 @@
 #include "kernels/kernel_table.h"
 #include "kernels/sgemm/common.cuh"
 #include "kernels/sgemm/pipelined_regdb.cuh"
+#include "kernels/sgemm/smallk.cuh"
 
 namespace myblas {
 
@@ -25,6 +26,11 @@ constexpr KernelEntry<SgemmKernel> kTable[kSgemmKernelCount] = {
     {SgemmKernel::regdb_256x128, "pipelined_regdb_256x128x8_s6", true},
     {SgemmKernel::regdb_128x256, "pipelined_regdb_128x256x8_s6", true},
     {SgemmKernel::regdb_128x128, "pipelined_regdb_128x128x8_s6", true},
+    {SgemmKernel::smallk, "smallk_128x128x16", true},
+    {SgemmKernel::smallk_stream, "smallk_128x128x16_stream", false},
+    {SgemmKernel::smallk_prefetch, "smallk_128x128x16_prefetch", false},
+    {SgemmKernel::smallk_serial, "smallk_128x128x16_serial", false},
+    {SgemmKernel::smallk_persistent, "smallk_128x128x16_persistent", false},
 };
 
 }  // namespace
@@ -65,6 +71,12 @@ const char* sgemm_can_implement(SgemmKernel k, const GemmProblem& p) {
       return nullptr;
     case SgemmKernel::skinny_r16:
       return p.m <= 16 || p.n <= 16 ? nullptr : "for min(m, n) <= 16 only";
+    case SgemmKernel::smallk:
+    case SgemmKernel::smallk_stream:
+    case SgemmKernel::smallk_prefetch:
+    case SgemmKernel::smallk_serial:
+    case SgemmKernel::smallk_persistent:
+      return sgemm_detail::smallk_tiles(p) < (int64_t(1) << 31) ? nullptr : "more than 2^31 - 1 tiles of 128 x 128";
   }
   return "unknown kernel";
 }
@@ -84,8 +96,14 @@ const char* sgemm_can_implement(SgemmKernel k, const GemmProblem& p) {
 //   256x128). The transposes were measured at 4096^3 and 8192^3 only.
 // - With the copies spread over the k steps (h100-sgemm-prod2-2026-11-22.md) 256x128 also takes
 //   TN: 0.957-0.979x against 0.949-0.971x for 128x128 in three runs at 4096^3 and 8192^3.
+// - smallk (bench/results/h100-sgemm-smallk-2026-11-22.md) for k <= 128 with beta != 0 and
+//   m*n >= 2048^2: its batched C reads make it 1.02-1.37x cuBLAS on every such shape measured
+//   (8192^2 x 64 in every transpose, 8192^2 x 32 and x 128, 4096^2 x 64 and x 128, 2048^2 x 64,
+//   8000^2 x 64) against 0.79-1.06x for pipelined_s4. With beta == 0 (no C reads) it is no faster
+//   than pipelined_s4 at k = 64, and regdb_256x128 stays ahead at k = 128. Smaller m*n: not measured.
 SgemmKernel sgemm_choose(const GemmProblem& p) {
   if (p.m <= 16 || p.n <= 16) return SgemmKernel::skinny_r16;
+  if (p.k <= 128 && p.beta != 0.f && int64_t(p.m) * p.n >= int64_t(2048) * 2048) return SgemmKernel::smallk;
   const bool edge_blocks = p.m % 128 != 0 || p.n % 128 != 0;
   if (p.k < 128 || (edge_blocks && (p.m < 4000 || p.n < 4000))) return SgemmKernel::pipelined_s4;
   const bool nn_or_tn = p.tb == Op::N;
@@ -111,6 +129,12 @@ cudaError_t sgemm_run(SgemmKernel k, const GemmProblem& p, cudaStream_t s) {
     case SgemmKernel::regdb_128x256: return launch_pipelined_regdb(p, RegdbTile::t128x256, s);
     case SgemmKernel::regdb_256x128: return launch_pipelined_regdb(p, RegdbTile::t256x128, s);
     case SgemmKernel::regdb_128x128: return launch_pipelined_regdb(p, RegdbTile::t128x128, s);
+    // SmallkPlan: {persistent, prefetch, batched, stream}
+    case SgemmKernel::smallk: return launch_smallk(p, {false, false, true, false}, s);
+    case SgemmKernel::smallk_stream: return launch_smallk(p, {false, false, true, true}, s);
+    case SgemmKernel::smallk_prefetch: return launch_smallk(p, {false, true, true, false}, s);
+    case SgemmKernel::smallk_serial: return launch_smallk(p, {false, false, false, false}, s);
+    case SgemmKernel::smallk_persistent: return launch_smallk(p, {true, false, true, false}, s);
   }
   return cudaErrorInvalidValue;
 }
