@@ -12,7 +12,8 @@ refuse shapes, or that share process-wide state such as x_constant, are not).
 Device SGEMM rows (--sgemm: bench_sgemm runs, our kernels called directly beside cublasSgemm):
 for every measured (trans, m, n, k), the production SGEMM kernel whose worst ratio to cuBLAS over
 the runs that measured it (at least two; runs may cover different kernels and shapes) is best,
-when that is >= 1.0, else cuBLAS; beta "*".
+when that is >= 1.0, else cuBLAS; beta "*", or one row per beta kind (0, 1) where the runs'
+'# shape ... beta' lines show the shape measured with beta == 0 and with beta != 0.
 
 Device GEMM rows through the library (--blas: bench_blas runs; its paths myblas-cublas and
 myblas-kernels are the library forced onto each GPU path, "-b<beta>" marking beta != 0): HGEMM
@@ -48,7 +49,7 @@ from collections import defaultdict
 CANDIDATES = {"n_rowblock", "n_rowblock_split", "n_rowblock_lastblock", "n_rowblock_cluster", "t_lanegroup",
               "t_lanegroup_split", "t_lanegroup_lastblock", "t_lanegroup_cluster", "warp_per_column"}
 SGEMM_CANDIDATES = {"pipelined_128x128x16_s3", "pipelined_128x128x16_s4", "skinny_r16", "pipelined_regdb_256x128x8_s6",
-                    "pipelined_regdb_128x256x8_s6", "pipelined_regdb_128x128x8_s6"}
+                    "pipelined_regdb_128x256x8_s6", "pipelined_regdb_128x128x8_s6", "smallk_128x128x16"}
 HGEMM_CANDIDATES = {"mma_sync_128x256x64_s3", "mma_sync_128x128x64_s3", "wgmma_tma_128x256x64_s4"}
 HEADER = "routine,trans,mem,m,n,k,beta,path,kernel,time_us,ratio"
 
@@ -108,16 +109,47 @@ def device_rows(paths):
     return rows
 
 
+def sgemm_beta_rows(path):
+    """The data rows of a bench_sgemm run, each with the beta kind ("0" or "1") of its shape: from
+    the '# shape ... beta B' line before the shape's rows (bench_sgemm writes them since the
+    small-k shapes), else from the run's '# summary' lines (op m n k beta), else "*"."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    summary = defaultdict(set)  # (trans, m, n, k) -> betas in the summary
+    for line in lines:
+        m = re.match(r"#\s+([NT]{2})\s+(\d+)\s+(\d+)\s+(\d+)\s+(-?[\d.]+)\s+\|", line)
+        if m:
+            summary[(m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4)))].add(float(m.group(5)))
+    header, out, kind = None, [], None
+    for line in lines:
+        m = re.match(r"# shape .* beta (\S+)\s*$", line)
+        if m:
+            kind = "0" if float(m.group(1)) == 0.0 else "1"
+        elif line and not line.startswith("#"):
+            if header is None:
+                header = line.split(",")
+                continue
+            r = dict(zip(header, line.split(",")))
+            k = kind
+            if k is None:
+                betas = summary.get((r.get("trans"), int(r.get("m", 0)), int(r.get("n", 0)), int(r.get("k", 0))))
+                k = ("0" if next(iter(betas)) == 0.0 else "1") if betas and len(betas) == 1 else "*"
+            out.append((r, k))
+    return out
+
+
 def sgemm_rows(paths):
-    """bench_sgemm runs: kernel:<name> beside cublas per (trans, m, n, k)."""
-    ratios = defaultdict(list)  # (trans, m, n, k, kernel) -> ratio per run that measured it
-    times = defaultdict(list)   # (trans, m, n, k, path) -> time_us per run
-    shapes = set()              # (trans, m, n, k) with a cuBLAS time
+    """bench_sgemm runs: kernel:<name> beside cublas per (trans, m, n, k) and beta kind. A shape
+    measured with one beta kind only gets a row for any beta ("*"); one measured with beta == 0
+    and beta != 0 gets a row per kind."""
+    ratios = defaultdict(list)  # (trans, m, n, k, beta kind, kernel) -> ratio per run that measured it
+    times = defaultdict(list)   # (trans, m, n, k, beta kind, path) -> time_us per run
+    shapes = set()              # (trans, m, n, k, beta kind) with a cuBLAS time
     for path in paths:
-        for r in read_rows(path)[1]:
+        for r, kind in sgemm_beta_rows(path):
             if r["routine"] != "sgemm":
                 continue
-            shape = (r["trans"], int(r["m"]), int(r["n"]), int(r["k"]))
+            shape = (r["trans"], int(r["m"]), int(r["n"]), int(r["k"]), kind)
             if r["path"] == "cublas":
                 times[shape + ("cublas",)].append(float(r["time_us"]))
                 shapes.add(shape)
@@ -127,9 +159,12 @@ def sgemm_rows(paths):
                 continue
             ratios[shape + (kernel,)].append(float(r["ratio_vs_cublas"]))
             times[shape + (kernel,)].append(float(r["time_us"]))
+    kinds = defaultdict(set)  # (trans, m, n, k) -> beta kinds measured
+    for shape in shapes:
+        kinds[shape[:4]].add(shape[4])
     best = {}
-    for (t, m, n, k, kernel), rs in ratios.items():
-        shape = (t, m, n, k)
+    for key, rs in ratios.items():
+        shape, kernel = key[:5], key[5]
         if len(rs) < 2:
             continue  # at least two runs, the worst of them counts
         cur = best.get(shape)
@@ -137,13 +172,17 @@ def sgemm_rows(paths):
             best[shape] = (kernel, min(rs))
     rows = []
     for shape in sorted(shapes):
+        specific = kinds[shape[:4]] - {"*"}
+        if len(specific) == 2 and shape[4] == "*":
+            continue  # both kinds measured: their own rows decide
+        beta = shape[4] if len(specific) == 2 else "*"
         kernel, ratio = best.get(shape, (None, 0.0))
         win = kernel is not None and ratio >= 1.0
         ts = times[shape + ((kernel,) if win else ("cublas",))]
         if kernel is None:
             ratio = 1.0  # no kernel measured here
-        rows.append(("sgemm",) + shape[:1] + ("device",) + shape[1:] +
-                    ("*", "kernels" if win else "cublas", kernel if win else "-", sum(ts) / len(ts), ratio))
+        rows.append(("sgemm", shape[0], "device") + shape[1:4] +
+                    (beta, "kernels" if win else "cublas", kernel if win else "-", sum(ts) / len(ts), ratio))
     return rows
 
 
