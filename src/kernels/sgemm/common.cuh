@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "core/problem.h"
+#include "kernels/cluster.cuh"
 #include "kernels/gemm_args.h"
 
 namespace myblas {
@@ -241,16 +242,46 @@ class SmemLimitOnce {
   std::atomic<bool> done_[kDevices] = {};
 };
 
+// The end of a skinny block: its 16 x COLS sums are in shared memory, red[i*COLS + jl] for row i
+// and block column jl (the same offset in every block of a cluster). Stores them to C' (with
+// alpha and beta), after adding the splits of the cluster in rank order when CLUSTER. Outputs are
+// walked along C's unit-stride index so the stores coalesce. Every thread of the block calls it.
+template <int COLS, bool CLUSTER>
+__device__ __forceinline__ void skinny_store_block(const SkinnyArgs& g, const float* red) {
+  constexpr int R = kSkinnyRows;
+  const int jb = blockIdx.x * COLS;
+  auto pos = [&](int q) {  // output q's place in red
+    const int i = g.c_i == 1 ? q % R : q / COLS, jl = g.c_i == 1 ? q / R : q % COLS;
+    return i * COLS + jl;
+  };
+  auto store = [&](int q, float v) {
+    const int o = pos(q), i = o / COLS, jl = o % COLS;
+    if (i < g.rows && jb + jl < g.cols) store_c(g.c + i * g.c_i + (jb + jl) * g.c_j, v, g.alpha, g.beta);
+  };
+  if (CLUSTER) {
+    cluster_reduce_ordered(red, R * COLS, pos, store);
+  } else {
+    __syncthreads();
+    for (int q = threadIdx.x; q < R * COLS; q += blockDim.x) store(q, red[pos(q)]);
+  }
+}
+
+// One skinny kernel's four instantiations, [vec][cluster] (16-byte loads of X; launched as
+// clusters that split k), with its block width, threads and dynamic shared memory.
+struct SkinnyKernel {
+  void (*kernel[2][2])(SkinnyArgs);
+  int cols, threads;
+  size_t smem;
+  SmemLimitOnce limit[2][2];
+};
 // Maps p onto SkinnyArgs (false unless min(m, n) <= 16); kcontig: X is contiguous along k.
 bool skinny_args(const GemmProblem& p, SkinnyArgs* out, bool* kcontig);
-// The kernels' launchers: they split k over up to 8 blocks per column block (gridDim.y, launched
-// as clusters; compute capability >= 9.0 only) as far as the device holds the whole grid at once
-// (a second wave of a few clusters would double the time). vec: X's lines start 16-byte aligned.
-// Sets g->k_per_split for a grid of col_blocks column blocks of cluster_kernel and returns the
-// number of splits (gridDim.y).
-int skinny_splits(SkinnyArgs* g, int col_blocks, const void* cluster_kernel, int threads, size_t smem);
-cudaError_t launch_skinny_kcontig(SkinnyArgs g, bool vec, cudaStream_t s);
-cudaError_t launch_skinny_ncontig(SkinnyArgs g, bool vec, cudaStream_t s);
+// The kernels (skinny_kcontig.cu, skinny_ncontig.cu). skinny_r16.cu launches them, splitting k
+// over up to 8 blocks per column block (gridDim.y, launched as clusters; compute capability
+// >= 9.0 only) as far as the device holds the whole grid at once (a second wave of a few
+// clusters would double the time).
+SkinnyKernel& skinny_kcontig_kernel();
+SkinnyKernel& skinny_ncontig_kernel();
 constexpr int kSkinnyChunk = 512;  // k per chunk of S in shared memory
 
 }  // namespace sgemm_detail

@@ -25,7 +25,6 @@
 // (ncu): the S loader's index divisions by a run-time chunk cost as much as the FMAs. With a
 // compile-time chunk, strided copies and independent consecutive FMAs: 37.6-39.4 us, 2.0
 // instructions per FMA, DRAM 59% busy, long-scoreboard stalls (X in flight) the largest.
-#include "kernels/cluster.cuh"
 #include "kernels/sgemm/common.cuh"
 
 namespace myblas {
@@ -86,18 +85,6 @@ __device__ __forceinline__ void load_x(float4 (&dst)[JW], const float* const (&x
       dst[c].z = l + 2 < len ? src[2] : 0.f;
       dst[c].w = l + 3 < len ? src[3] : 0.f;
     }
-  }
-}
-
-// Output q of the block (q < kOut) -> (row i, block column jl), walking C's unit-stride index
-// fastest so the stores coalesce.
-__device__ __forceinline__ void out_coord(const SkinnyArgs& g, int q, int* i, int* jl) {
-  if (g.c_i == 1) {
-    *i = q % R;
-    *jl = q / R;
-  } else {
-    *i = q / kCols;
-    *jl = q % kCols;
   }
 }
 
@@ -182,56 +169,18 @@ __global__ __launch_bounds__(kThreads, 2) void sgemm_skinny_kcontig_16x32(Skinny
     for (int w = 1; w < kKWarps; ++w) v += red[w * kOut + q];
     red[q] = v;
   }
-  const int jb = blockIdx.x * kCols;
-  auto store = [&](int q, float v) {
-    int i, jl;
-    out_coord(g, q, &i, &jl);
-    if (i < g.rows && jb + jl < g.cols) store_c(g.c + i * g.c_i + (jb + jl) * g.c_j, v, g.alpha, g.beta);
-  };
-  if (CLUSTER) {
-    cluster_reduce_ordered(
-        red, kOut,
-        [&](int q) {
-          int i, jl;
-          out_coord(g, q, &i, &jl);
-          return i * kCols + jl;
-        },
-        store);
-  } else {
-    __syncthreads();
-    for (int q = threadIdx.x; q < kOut; q += kThreads) {
-      int i, jl;
-      out_coord(g, q, &i, &jl);
-      store(q, red[i * kCols + jl]);
-    }
-  }
-}
-
-template <bool VEC, bool CLUSTER>
-cudaError_t launch(const SkinnyArgs& g, int splits, cudaStream_t s) {
-  auto kernel = sgemm_skinny_kcontig_16x32<VEC, CLUSTER>;
-  static SmemLimitOnce limit;
-  const cudaError_t e = limit.set(reinterpret_cast<const void*>(kernel), kSmem);
-  if (e != cudaSuccess) return e;
-  const dim3 grid(unsigned((g.cols + kCols - 1) / kCols), unsigned(splits));
-  if (!CLUSTER) {
-    kernel<<<grid, kThreads, kSmem, s>>>(g);
-    return cudaGetLastError();
-  }
-  return launch_clusters(kernel, grid, kThreads, kSmem, splits, s, g);
+  skinny_store_block<kCols, CLUSTER>(g, red);
 }
 
 }  // namespace
 
-cudaError_t launch_skinny_kcontig(SkinnyArgs g, bool vec, cudaStream_t s) {
-  // The occupancy questions need the shared memory limit raised first.
-  static SmemLimitOnce limit;
-  const void* ck = reinterpret_cast<const void*>(sgemm_skinny_kcontig_16x32<true, true>);
-  const cudaError_t e = limit.set(ck, kSmem);
-  if (e != cudaSuccess) return e;
-  const int splits = skinny_splits(&g, (g.cols + kCols - 1) / kCols, ck, kThreads, kSmem);
-  if (splits > 1) return vec ? launch<true, true>(g, splits, s) : launch<false, true>(g, splits, s);
-  return vec ? launch<true, false>(g, 1, s) : launch<false, false>(g, 1, s);
+SkinnyKernel& skinny_kcontig_kernel() {
+  static SkinnyKernel k{{{sgemm_skinny_kcontig_16x32<false, false>, sgemm_skinny_kcontig_16x32<false, true>},
+                         {sgemm_skinny_kcontig_16x32<true, false>, sgemm_skinny_kcontig_16x32<true, true>}},
+                        kCols,
+                        kThreads,
+                        kSmem};
+  return k;
 }
 
 }  // namespace sgemm_detail

@@ -20,7 +20,6 @@
 // 50.4 us, 2.6 instructions per FMA (ncu; the S loader's divisions by a run-time chunk). With a
 // compile-time chunk and strided copies: 38.4-39.7 us (2.17-2.29x cuBLAS), 1.9 instructions per
 // FMA, DRAM 59% busy.
-#include "kernels/cluster.cuh"
 #include "kernels/sgemm/common.cuh"
 
 namespace myblas {
@@ -56,16 +55,6 @@ __device__ __forceinline__ float4 load_row(const SkinnyArgs& g, const float* xj,
   return v;
 }
 
-__device__ __forceinline__ void out_coord(const SkinnyArgs& g, int q, int* i, int* jl) {
-  if (g.c_i == 1) {
-    *i = q % R;
-    *jl = q / R;
-  } else {
-    *i = q / kCols;
-    *jl = q % kCols;
-  }
-}
-
 // @tparam VEC     float4 loads of X (every row of X starts 16-byte aligned)
 // @tparam CLUSTER launched as clusters of gridDim.y blocks that add their sums in rank order
 // Grid: (ceil(cols / 128), splits). Block (bx, by): columns [128 bx, 128 bx + 128), k in
@@ -75,8 +64,7 @@ __global__ __launch_bounds__(kThreads, 2) void sgemm_skinny_ncontig_16x128(Skinn
   extern __shared__ __align__(16) float smem[];  // two chunks of S: ss[l*20 + i] = S(i, l0 + l)
   float* red = smem;  // after the k loop: (8 warps) x (16) x (128), then the block's sums
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int jb = blockIdx.x * kCols;
-  const int j = jb + lane * 4;
+  const int j = blockIdx.x * kCols + lane * 4;
   const int kb = blockIdx.y * g.k_per_split;
   const int len = max(0, min(g.k - kb, g.k_per_split));  // k of this split
   const int nvalid = min(4, g.cols - j);  // columns of this lane inside X (<= 0: none)
@@ -138,55 +126,18 @@ __global__ __launch_bounds__(kThreads, 2) void sgemm_skinny_ncontig_16x128(Skinn
     for (int w = 1; w < kWarps; ++w) v += red[w * kOut + q];
     red[q] = v;
   }
-  auto store = [&](int q, float v) {
-    int i, jl;
-    out_coord(g, q, &i, &jl);
-    if (i < g.rows && jb + jl < g.cols) store_c(g.c + i * g.c_i + (jb + jl) * g.c_j, v, g.alpha, g.beta);
-  };
-  if (CLUSTER) {
-    cluster_reduce_ordered(
-        red, kOut,
-        [&](int q) {
-          int i, jl;
-          out_coord(g, q, &i, &jl);
-          return i * kCols + jl;
-        },
-        store);
-  } else {
-    __syncthreads();
-    for (int q = threadIdx.x; q < kOut; q += kThreads) {
-      int i, jl;
-      out_coord(g, q, &i, &jl);
-      store(q, red[i * kCols + jl]);
-    }
-  }
-}
-
-template <bool VEC, bool CLUSTER>
-cudaError_t launch(const SkinnyArgs& g, int splits, cudaStream_t s) {
-  auto kernel = sgemm_skinny_ncontig_16x128<VEC, CLUSTER>;
-  static SmemLimitOnce limit;
-  const cudaError_t e = limit.set(reinterpret_cast<const void*>(kernel), kSmem);
-  if (e != cudaSuccess) return e;
-  const dim3 grid(unsigned((g.cols + kCols - 1) / kCols), unsigned(splits));
-  if (!CLUSTER) {
-    kernel<<<grid, kThreads, kSmem, s>>>(g);
-    return cudaGetLastError();
-  }
-  return launch_clusters(kernel, grid, kThreads, kSmem, splits, s, g);
+  skinny_store_block<kCols, CLUSTER>(g, red);
 }
 
 }  // namespace
 
-cudaError_t launch_skinny_ncontig(SkinnyArgs g, bool vec, cudaStream_t s) {
-  // The occupancy questions need the shared memory limit raised first.
-  static SmemLimitOnce limit;
-  const void* ck = reinterpret_cast<const void*>(sgemm_skinny_ncontig_16x128<true, true>);
-  const cudaError_t e = limit.set(ck, kSmem);
-  if (e != cudaSuccess) return e;
-  const int splits = skinny_splits(&g, (g.cols + kCols - 1) / kCols, ck, kThreads, kSmem);
-  if (splits > 1) return vec ? launch<true, true>(g, splits, s) : launch<false, true>(g, splits, s);
-  return vec ? launch<true, false>(g, 1, s) : launch<false, false>(g, 1, s);
+SkinnyKernel& skinny_ncontig_kernel() {
+  static SkinnyKernel k{{{sgemm_skinny_ncontig_16x128<false, false>, sgemm_skinny_ncontig_16x128<false, true>},
+                         {sgemm_skinny_ncontig_16x128<true, false>, sgemm_skinny_ncontig_16x128<true, true>}},
+                        kCols,
+                        kThreads,
+                        kSmem};
+  return k;
 }
 
 }  // namespace sgemm_detail

@@ -52,14 +52,17 @@ bool skinny_args(const GemmProblem& p, SkinnyArgs* out, bool* kcontig) {
   return true;
 }
 
+namespace {
+
+// Splits k for a grid of col_blocks column blocks of cluster_kernel: sets g->k_per_split and
+// returns the number of splits (gridDim.y): as many as fill the resident slots without a second
+// wave, at most 8 (the portable cluster size), checked against the clusters the device can hold
+// at once.
 int skinny_splits(SkinnyArgs* g, int col_blocks, const void* cluster_kernel, int threads, size_t smem) {
   const int units = (g->k + 63) / 64;  // k in steps of 64
   int splits = 1;
   if (device_has_clusters()) {
-    // As many splits as fill the resident slots without a second wave, at most 8 (the portable
-    // cluster size) and checked against the clusters the device can hold at once.
-    const int slots = resident_blocks(cluster_kernel, threads, smem);
-    splits = slots / col_blocks;
+    splits = resident_blocks(cluster_kernel, threads, smem) / col_blocks;
     if (splits > 8) splits = 8;
     if (splits > units) splits = units;
     for (; splits > 1; --splits)
@@ -70,6 +73,25 @@ int skinny_splits(SkinnyArgs* g, int col_blocks, const void* cluster_kernel, int
   return (g->k + g->k_per_split - 1) / g->k_per_split;
 }
 
+cudaError_t launch_skinny(SkinnyKernel& sk, SkinnyArgs g, bool vec, cudaStream_t s) {
+  const int col_blocks = (g.cols + sk.cols - 1) / sk.cols;
+  // The occupancy questions need the cluster kernel's shared memory limit raised first.
+  cudaError_t e = sk.limit[vec][1].set(reinterpret_cast<const void*>(sk.kernel[vec][1]), sk.smem);
+  if (e != cudaSuccess) return e;
+  const int splits = skinny_splits(&g, col_blocks, reinterpret_cast<const void*>(sk.kernel[vec][1]), sk.threads,
+                                   sk.smem);
+  const bool cluster = splits > 1;
+  auto kernel = sk.kernel[vec][cluster];
+  const dim3 grid(static_cast<unsigned>(col_blocks), static_cast<unsigned>(splits));
+  if (cluster) return launch_clusters(kernel, grid, sk.threads, sk.smem, splits, s, g);
+  e = sk.limit[vec][0].set(reinterpret_cast<const void*>(kernel), sk.smem);
+  if (e != cudaSuccess) return e;
+  kernel<<<grid, sk.threads, sk.smem, s>>>(g);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
 cudaError_t launch_skinny_r16(const GemmProblem& p, cudaStream_t s) {
   SkinnyArgs g;
   bool kcontig;
@@ -77,7 +99,7 @@ cudaError_t launch_skinny_r16(const GemmProblem& p, cudaStream_t s) {
   // 16-byte loads along X's contiguous side need every line of X to start 16-byte aligned.
   const int64_t line = kcontig ? g.x_j : g.x_l;
   const bool vec = aligned16(g.x) && (line % 4 == 0 || (kcontig ? g.cols == 1 : g.k == 1));
-  return kcontig ? launch_skinny_kcontig(g, vec, s) : launch_skinny_ncontig(g, vec, s);
+  return launch_skinny(kcontig ? skinny_kcontig_kernel() : skinny_ncontig_kernel(), g, vec, s);
 }
 
 }  // namespace sgemm_detail

@@ -245,10 +245,7 @@ struct Launch {
     const int tiles = ((g.m + BM - 1) / BM) * ((g.n + BN - 1) / BN);
     int blocks = tiles;
     if (plan.persistent) {
-      int dev = 0, sms = 0;
-      cudaError_t e = cudaGetDevice(&dev);
-      if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-      if (e != cudaSuccess) return e;
+      const int sms = device_sm_count();
       blocks = tiles < sms * kBlocksPerSm ? tiles : sms * kBlocksPerSm;
     }
     kernel<<<blocks, kThreads, smem, s>>>(g, plan);
