@@ -8,6 +8,21 @@
 //
 // Output: CSV with columns routine,path,trans,m,n,k,time_us,gflops,gbps,ratio_vs_cublas
 // preceded by '#' header lines (date, device, driver, revision, command).
+//
+// --quality=TABLE: dispatch quality on device pointers. For every device row of the measured
+// table TABLE (the library is pointed at the same file through MYBLAS_DISPATCH_TABLE), the
+// shape is run through the library in auto mode ("auto:<path>") beside every path auto could
+// have taken, called directly in the same process: cuBLAS as the library calls it (same math
+// mode; HGEMM with beta != 0 as the library's round-once path: C widened into FP32 scratch,
+// cublasGemmEx into it, one rounding) and each candidate kernel of ours that can run the shape
+// (the candidates of bench/make_dispatch_table.py). GEMM rows for any beta ("*") are run with
+// beta 0 and 0.5. Every path is verified against cuBLAS first. Operand sets rotate over
+// >= 256 MiB (every call on the next set). After >= 20 ms of cuBLAS calls (the GPU's clocks up),
+// --rounds rounds (default 3): in each, one event-timed call (synchronised) of every path in turn,
+// the order rotated every time, 5-30 times over; a path's time is its median in the round. Rows per round
+// (each preceded by "# shape <trans> <m> x <n> x <k> round <r> beta <beta>", the form
+// make_dispatch_table.py reads), then one "# quality" line per shape: auto's median over the
+// rounds against the fastest path's, and the table's choice (the path auto runs) timed directly.
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -23,6 +38,11 @@
 #include <vector>
 
 #include "myblas.h"
+#include "dispatch/table.h"
+#include "kernels/hgemm.h"
+#include "kernels/scale.h"
+#include "kernels/sgemm.h"
+#include "kernels/sgemv.h"
 
 #include "bench_util.h"
 
@@ -218,19 +238,427 @@ void bench_gemv(cublasHandle_t h, char t, int m, int n) {
   free_sets(s);
 }
 
+
+// ---- --quality ----
+
+// The kernels auto mode may take (bench/make_dispatch_table.py's candidate sets).
+const char* const kSgemvCandidates[] = {"n_rowblock", "n_rowblock_split", "n_rowblock_lastblock", "n_rowblock_cluster",
+                                        "t_lanegroup", "t_lanegroup_split", "t_lanegroup_lastblock",
+                                        "t_lanegroup_cluster", "warp_per_column"};
+const char* const kSgemmCandidates[] = {"pipelined_128x128x16_s3", "pipelined_128x128x16_s4", "skinny_r16",
+                                        "pipelined_regdb_256x128x8_s6", "pipelined_regdb_128x256x8_s6",
+                                        "pipelined_regdb_128x128x8_s6", "smallk_128x128x16"};
+const char* const kHgemmCandidates[] = {"mma_sync_128x256x64_s3", "mma_sync_128x128x64_s3", "wgmma_tma_128x256x64_s4"};
+
+int g_rounds = 3;
+
+const char* qname(myblas::Routine r) {
+  return r == myblas::Routine::sgemv ? "sgemv" : r == myblas::Routine::hgemm ? "hgemm" : "sgemm";
+}
+
+struct HalfSource : bench::RandomSource<__half> {
+  HalfSource()
+      : RandomSource<__half>([](float f) { return __float2half_rn(f); },
+                             [](__half v) { return __half2float(v) == 0.f; }) {}
+};
+
+struct QShape {
+  myblas::Routine routine;
+  char ta, tb;
+  int m, n, k;  // k = 0: sgemv
+  float beta;
+  double hint_us;  // the table's time, to choose the repetitions
+};
+
+// Operand sets in one allocation, each operand 256-byte aligned (as cudaMalloc's), rotated over
+// >= kRotateBytes (at most 4096 sets, at least 2).
+struct QSets {
+  char* base = nullptr;
+  size_t per = 0, off_b = 0, off_c = 0;
+  int count = 0;
+  void* a(int i) const { return base + size_t(i) * per; }
+  void* b(int i) const { return base + size_t(i) * per + off_b; }
+  void* c(int i) const { return base + size_t(i) * per + off_c; }
+};
+
+size_t round256(size_t v) { return (v + 255) / 256 * 256; }
+
+QSets make_qsets(size_t bytes_a, size_t bytes_b, size_t bytes_c, bool half, const bench::Source& fs,
+                 const HalfSource& hs) {
+  QSets s;
+  s.off_b = round256(bytes_a);
+  s.off_c = s.off_b + round256(bytes_b);
+  s.per = s.off_c + round256(bytes_c);
+  s.count = int(std::max<size_t>(2, std::min<size_t>(4096, (kRotateBytes + s.per - 1) / s.per)));
+  CK(cudaMalloc(&s.base, s.per * size_t(s.count)));
+  const size_t total = s.per * size_t(s.count);  // (the padding gets random values too)
+  if (half) hs.fill(reinterpret_cast<__half*>(s.base), total / 2, bytes_a + bytes_b);
+  else fs.fill(reinterpret_cast<float*>(s.base), total / 4, bytes_a + bytes_b);
+  return s;
+}
+
+struct QPath {
+  std::string name;  // "auto", "cublas", "kernel:<name>"
+  std::function<void(const void* a, const void* b, void* c)> run;  // one call, synchronised
+};
+
+struct QResult {
+  std::vector<double> us;  // per round
+  double median() const {
+    std::vector<double> v = us;
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+  }
+};
+
+struct QSummary {
+  QShape s;
+  std::string auto_path, table_choice, best;
+  double auto_us, best_us, choice_us;
+  double round_min, round_max;  // best/auto per round
+  bool path_agrees;             // auto ran the path the table names
+};
+std::vector<QSummary> g_quality;
+
+// max |got - ref| / (max |ref| + scale) over count elements of two device arrays, on the GPU
+// (the C of the large shapes is too big to compare on the host for every path).
+double scaled_diff(cublasHandle_t h, const void* got, const void* ref, size_t count, bool half, double scale) {
+  float *g, *r;
+  CK(cudaMalloc(&g, count * 4));
+  CK(cudaMalloc(&r, count * 4));
+  if (half) {
+    CK(myblas::widen_f16_f32(static_cast<const uint16_t*>(got), int64_t(count), g, int64_t(count), int(count), 1, nullptr));
+    CK(myblas::widen_f16_f32(static_cast<const uint16_t*>(ref), int64_t(count), r, int64_t(count), int(count), 1, nullptr));
+  } else {
+    CK(cudaMemcpy(g, got, count * 4, cudaMemcpyDeviceToDevice));
+    CK(cudaMemcpy(r, ref, count * 4, cudaMemcpyDeviceToDevice));
+  }
+  const float minus = -1.f;
+  CB(cublasSaxpy(h, int(count), &minus, r, 1, g, 1));
+  int ig = 0, ir = 0;
+  CB(cublasIsamax(h, int(count), g, 1, &ig));
+  CB(cublasIsamax(h, int(count), r, 1, &ir));
+  float dg = 0, dr = 0;
+  CK(cudaMemcpy(&dg, g + (ig - 1), 4, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(&dr, r + (ir - 1), 4, cudaMemcpyDeviceToHost));
+  CK(cudaFree(g));
+  CK(cudaFree(r));
+  const double d = std::fabs(double(dg)) / (std::fabs(double(dr)) + scale);
+  return std::isnan(dg) ? INFINITY : d;
+}
+
+void bench_quality_shape(cublasHandle_t hs, cublasHandle_t hh, const myblas::DispatchTable& table,
+                         const QShape& q, const bench::Source& fsrc, const HalfSource& hsrc) {
+  using myblas::Routine;
+  const bool gemv = q.routine == Routine::sgemv, half = q.routine == Routine::hgemm;
+  const size_t es = half ? 2 : 4;
+  const char ta = q.ta, tb = q.tb;
+  const int m = q.m, n = q.n, k = q.k;
+  const myblas::Op oa = ta == 'N' ? myblas::Op::N : myblas::Op::T, ob = tb == 'N' ? myblas::Op::N : myblas::Op::T;
+  // Stored shapes: GEMM A ar x ac, B br x bc, C m x n; GEMV A m x n, x lx, y ly.
+  const int ar = gemv ? m : (ta == 'N' ? m : k), ac = gemv ? n : (ta == 'N' ? k : m);
+  const int br = tb == 'N' ? k : n, bc = tb == 'N' ? n : k;
+  const int lx = ta == 'N' ? n : m, ly = ta == 'N' ? m : n;
+  const size_t na = size_t(ar) * ac, nb = gemv ? size_t(lx) : size_t(br) * bc, nc = gemv ? size_t(ly) : size_t(m) * n;
+  QSets sets = make_qsets(na * es, nb * es, nc * es, half, fsrc, hsrc);
+  const float alpha = 1.f, beta = q.beta;
+  const uint16_t halpha = myblas_float_to_half(alpha), hbeta = myblas_float_to_half(beta);
+  const cublasOperation_t ca = ta == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T, cb = tb == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T;
+  float* scratch = nullptr;  // HGEMM's round-once FP32 C
+  if (half && beta != 0.f) CK(cudaMalloc(&scratch, nc * 4));
+
+  std::vector<QPath> paths;
+  // auto: the library as an unmodified program calls it.
+  paths.push_back({"auto", [&](const void* a, const void* b, void* c) {
+                     const int inc = 1;
+                     if (gemv)
+                       sgemv_(&ta, &m, &n, &alpha, static_cast<const float*>(a), &m, static_cast<const float*>(b), &inc,
+                              &beta, static_cast<float*>(c), &inc);
+                     else if (half)
+                       hgemm_(&ta, &tb, &m, &n, &k, &halpha, static_cast<const uint16_t*>(a), &ar,
+                              static_cast<const uint16_t*>(b), &br, &hbeta, static_cast<uint16_t*>(c), &m);
+                     else
+                       sgemm_(&ta, &tb, &m, &n, &k, &alpha, static_cast<const float*>(a), &ar,
+                              static_cast<const float*>(b), &br, &beta, static_cast<float*>(c), &m);
+                   }});
+  // cuBLAS as the library calls it.
+  paths.push_back({"cublas", [&](const void* a, const void* b, void* c) {
+                     if (gemv) {
+                       CB(cublasSgemv(hs, ca, m, n, &alpha, static_cast<const float*>(a), m,
+                                      static_cast<const float*>(b), 1, &beta, static_cast<float*>(c), 1));
+                     } else if (half && beta != 0.f) {
+                       CK(myblas::widen_f16_f32(static_cast<const uint16_t*>(c), m, scratch, m, m, n, nullptr));
+                       CB(cublasGemmEx(hh, ca, cb, m, n, k, &alpha, a, CUDA_R_16F, ar, b, CUDA_R_16F, br, &beta,
+                                       scratch, CUDA_R_32F, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+                       CK(myblas::round_f32_f16(scratch, m, static_cast<uint16_t*>(c), m, m, n, nullptr));
+                     } else if (half) {
+                       CB(cublasGemmEx(hh, ca, cb, m, n, k, &alpha, a, CUDA_R_16F, ar, b, CUDA_R_16F, br, &beta, c,
+                                       CUDA_R_16F, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+                     } else {
+                       CB(cublasSgemm(hs, ca, cb, m, n, k, &alpha, static_cast<const float*>(a), ar,
+                                      static_cast<const float*>(b), br, &beta, static_cast<float*>(c), m));
+                     }
+                     CK(cudaDeviceSynchronize());
+                   }});
+  // Our kernels, called directly.
+  auto gemm_problem = [&](const void* a, const void* b, void* c) {
+    myblas::GemmProblem p;
+    p.routine = half ? Routine::hgemm : Routine::sgemm;
+    p.ta = oa;
+    p.tb = ob;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.alpha = alpha;
+    p.beta = beta;
+    p.a = a;
+    p.b = b;
+    p.c = c;
+    p.lda = ar;
+    p.ldb = br;
+    p.ldc = m;
+    p.mem_a = p.mem_b = p.mem_c = myblas::Mem::device;
+    p.dev_a = p.dev_b = p.dev_c = p.device = 0;
+    return p;
+  };
+  auto gemv_problem = [&](const void* a, const void* b, void* c) {
+    myblas::GemvProblem p;
+    p.ta = oa;
+    p.m = m;
+    p.n = n;
+    p.alpha = alpha;
+    p.beta = beta;
+    p.a = static_cast<const float*>(a);
+    p.x = static_cast<const float*>(b);
+    p.y = static_cast<float*>(c);
+    p.lda = m;
+    p.mem_a = p.mem_x = p.mem_y = myblas::Mem::device;
+    p.dev_a = p.dev_x = p.dev_y = p.device = 0;
+    return p;
+  };
+  if (gemv) {
+    for (const char* name : kSgemvCandidates) {
+      myblas::SgemvKernel kk;
+      if (!myblas::sgemv_kernel_from_name(name, &kk)) continue;
+      if (myblas::sgemv_can_implement(kk, gemv_problem(sets.a(0), sets.b(0), sets.c(0)))) continue;
+      paths.push_back({std::string("kernel:") + name, [&, kk](const void* a, const void* b, void* c) {
+                         CK(myblas::sgemv_run(kk, gemv_problem(a, b, c), nullptr));
+                         CK(cudaDeviceSynchronize());
+                       }});
+    }
+  } else if (half) {
+    for (const char* name : kHgemmCandidates) {
+      myblas::HgemmKernel kk;
+      if (!myblas::hgemm_kernel_from_name(name, &kk)) continue;
+      if (myblas::hgemm_can_implement(kk, gemm_problem(sets.a(0), sets.b(0), sets.c(0)))) continue;
+      paths.push_back({std::string("kernel:") + name, [&, kk](const void* a, const void* b, void* c) {
+                         CK(myblas::hgemm_run(kk, gemm_problem(a, b, c), nullptr));
+                         CK(cudaDeviceSynchronize());
+                       }});
+    }
+  } else {
+    for (const char* name : kSgemmCandidates) {
+      myblas::SgemmKernel kk;
+      if (!myblas::sgemm_kernel_from_name(name, &kk)) continue;
+      if (myblas::sgemm_can_implement(kk, gemm_problem(sets.a(0), sets.b(0), sets.c(0)))) continue;
+      paths.push_back({std::string("kernel:") + name, [&, kk](const void* a, const void* b, void* c) {
+                         CK(myblas::sgemm_run(kk, gemm_problem(a, b, c), nullptr));
+                         CK(cudaDeviceSynchronize());
+                       }});
+    }
+  }
+
+  // The entry auto should follow, and the path it names.
+  const myblas::TableEntry* e = myblas::nearest_entry(table, q.routine, myblas::Mem::device, oa, ob, m, n, k, beta == 0.f);
+  const std::string choice = !e ? "cublas"
+                             : e->path == myblas::Path::kernels ? std::string("kernel:") + myblas::entry_choice_name(*e)
+                                                                : std::string("cublas");
+
+  // Verify every path against cuBLAS from the same C (set 0's): beta != 0 reads it.
+  void *cref, *cgot;
+  CK(cudaMalloc(&cref, nc * es));
+  CK(cudaMalloc(&cgot, nc * es));
+  CK(cudaMemcpy(cref, sets.c(0), nc * es, cudaMemcpyDeviceToDevice));
+  paths[1].run(sets.a(0), sets.b(0), cref);
+  std::string auto_path = "?";
+  const double scale = gemv ? std::sqrt(double(lx)) : half ? 1.0 : std::sqrt(double(k));
+  const double tol = half ? 2e-3 : 1e-5;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (i == 1) continue;
+    CK(cudaMemcpy(cgot, sets.c(0), nc * es, cudaMemcpyDeviceToDevice));
+    paths[i].run(sets.a(0), sets.b(0), cgot);
+    CK(cudaDeviceSynchronize());
+    if (i == 0) auto_path = myblas_last_path();
+    const double d = scaled_diff(hs, cgot, cref, nc, half, scale);
+    if (!(d <= tol)) {
+      std::fprintf(stderr, "VERIFY FAILED %s %s %c%c %dx%dx%d beta %g: scaled diff %.3g\n", qname(q.routine),
+                   paths[i].name.c_str(), ta, gemv ? ' ' : tb, m, n, k, double(beta), d);
+      g_failed = true;
+    }
+  }
+  CK(cudaFree(cref));
+  CK(cudaFree(cgot));
+  paths[0].name = "auto:" + auto_path;
+  const bool agrees = (auto_path == "kernels") == (choice != "cublas") && auto_path != "cpu" && auto_path != "none";
+
+  // Timing. The GPU's clocks follow its load, and every call here is synchronised, so a path
+  // timed in one block can meet other clocks than the next: first keep the GPU busy for >= 20 ms,
+  // then per round take one event-timed call of every path in turn (order rotated every call),
+  // `reps` times over, and each path's median of the round.
+  const int reps = int(std::max(5.0, std::min(30.0, 30000.0 / std::max(1.0, q.hint_us))));
+  std::vector<QResult> res(paths.size());
+  const char trs[3] = {ta, gemv ? '\0' : tb, '\0'};
+  const double flops = gemv ? 2.0 * m * n : 2.0 * m * n * double(k);
+  const double bytes = double(es) * (double(na) + double(nb) + double(nc) * (beta != 0.f ? 2 : 1));
+  int next = 0;
+  {
+    const auto w0 = std::chrono::steady_clock::now();
+    for (int w = 0; w < 3 || std::chrono::steady_clock::now() - w0 < std::chrono::milliseconds(20); ++w, ++next)
+      paths[1].run(sets.a(next % sets.count), sets.b(next % sets.count), sets.c(next % sets.count));
+  }
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  for (int r = 0; r < g_rounds; ++r) {
+    std::vector<std::vector<double>> calls(paths.size());
+    for (int w = 0; w < 2; ++w)
+      for (const QPath& p : paths) {
+        p.run(sets.a(next % sets.count), sets.b(next % sets.count), sets.c(next % sets.count));
+        ++next;
+      }
+    for (int i = 0; i < reps; ++i)
+      for (size_t jj = 0; jj < paths.size(); ++jj) {
+        const size_t j = (jj + size_t(i + r)) % paths.size();
+        const int set = next++ % sets.count;
+        CK(cudaEventRecord(e0, nullptr));
+        paths[j].run(sets.a(set), sets.b(set), sets.c(set));
+        CK(cudaEventRecord(e1, nullptr));
+        CK(cudaEventSynchronize(e1));
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        calls[j].push_back(ms * 1000.0);
+      }
+    std::vector<double> t(paths.size());
+    for (size_t i = 0; i < paths.size(); ++i) {
+      t[i] = QResult{calls[i]}.median();
+      res[i].us.push_back(t[i]);
+    }
+    std::printf("# shape %s %d x %d x %d round %d beta %g\n", trs, m, n, k, r + 1, double(beta));
+    for (size_t i = 0; i < paths.size(); ++i)  // (the beta is in the "# shape" line)
+      row(qname(q.routine), paths[i].name.c_str(), trs, m, n, k, t[i], flops, bytes, t[1] / t[i]);
+  }
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  QSummary sum{q, paths[0].name, choice, "", res[0].median(), 1e300, 0, 1e300, 0, agrees};
+  for (size_t i = 1; i < paths.size(); ++i) {
+    const double med = res[i].median();
+    if (med < sum.best_us) {
+      sum.best_us = med;
+      sum.best = paths[i].name;
+    }
+    if (paths[i].name == choice) sum.choice_us = med;
+  }
+  for (int r = 0; r < g_rounds; ++r) {
+    double best = 1e300;
+    for (size_t i = 1; i < paths.size(); ++i) best = std::min(best, res[i].us[size_t(r)]);
+    sum.round_min = std::min(sum.round_min, best / res[0].us[size_t(r)]);
+    sum.round_max = std::max(sum.round_max, best / res[0].us[size_t(r)]);
+  }
+  g_quality.push_back(sum);
+  std::fflush(stdout);
+  if (scratch) CK(cudaFree(scratch));
+  CK(cudaFree(sets.base));
+}
+
+// The device shapes of the table: GEMM rows for any beta are run with beta 0 and 0.5.
+std::vector<QShape> quality_shapes(const myblas::DispatchTable& t, const std::string& only) {
+  std::vector<QShape> out;
+  for (const myblas::TableEntry& e : t.entries) {
+    if (e.mem != myblas::Mem::device) continue;
+    if (!only.empty() && only.find(qname(e.routine)) == std::string::npos) continue;
+    const bool gemv = e.routine == myblas::Routine::sgemv;
+    std::vector<float> betas;
+    if (gemv || e.beta == '0') betas = {0.f};
+    else if (e.beta == '1') betas = {0.5f};
+    else betas = {0.f, 0.5f};
+    for (float b : betas)
+      out.push_back({e.routine, myblas::op_char(e.ta), gemv ? 'N' : myblas::op_char(e.tb), e.m, e.n, e.k, b,
+                     double(e.time_us)});
+  }
+  return out;
+}
+
+int run_quality(const char* table_path, const std::string& only, int argc, char** argv) {
+  myblas::DispatchTable table;
+  std::string error;
+  if (!myblas::load_dispatch_table(table_path, &table, &error)) {
+    std::fprintf(stderr, "bench_blas: cannot use table %s: %s\n", table_path, error.c_str());
+    return 2;
+  }
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, 0));
+  int driver = 0;
+  cudaDriverGetVersion(&driver);
+  std::printf("# bench_blas --quality: libmyblas %s (rev %s) auto mode beside cuBLAS and every candidate kernel,"
+              " device pointers\n", myblas_version(), MYBLAS_GIT_REV);
+  std::printf("# date: %s; device: %s (sm_%d%d, %d SMs); driver %d; table %s (MYBLAS_DISPATCH_TABLE=%s)\n",
+              bench::utc_now().c_str(), prop.name, prop.major, prop.minor, prop.multiProcessorCount, driver,
+              table_path, std::getenv("MYBLAS_DISPATCH_TABLE") ? std::getenv("MYBLAS_DISPATCH_TABLE") : "");
+  bench::print_command(argc, argv);
+  std::printf("# per round and path: median of 5-30 event-timed calls (each synchronised), the paths' calls"
+              " interleaved in rotating order, after 2 warm-ups each (and >= 20 ms of cuBLAS calls before the first"
+              " round); operand sets rotated over >= 256 MiB; %d rounds; ratio_vs_cublas = t_cublas / t_path"
+              " (cublas: the library's cuBLAS path without the library)\n", g_rounds);
+  std::printf("routine,path,trans,m,n,k,time_us,gflops,gbps,ratio_vs_cublas\n");
+  cublasHandle_t hs, hh;
+  CB(cublasCreate(&hs));
+  CB(cublasCreate(&hh));
+  CB(cublasSetMathMode(hs, CUBLAS_PEDANTIC_MATH));
+  CB(cublasSetMathMode(hh, cublasMath_t(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
+  const bench::Source fsrc;
+  const HalfSource hsrc;
+  for (const QShape& q : quality_shapes(table, only)) bench_quality_shape(hs, hh, table, q, fsrc, hsrc);
+  std::printf("# quality: routine,trans,m,n,k,beta,auto_path,table_choice,agrees,auto_us,best_path,best_us,"
+              "best_over_auto,round_min,round_max,within5,choice_us,best_over_choice,choice_within5\n");
+  int within = 0, choice_within = 0;
+  for (const QSummary& s : g_quality) {
+    const double ratio = s.best_us / s.auto_us, cratio = s.choice_us > 0 ? s.best_us / s.choice_us : 0;
+    within += ratio >= 0.95;
+    choice_within += cratio >= 0.95;
+    std::printf("# quality,%s,%c%c,%d,%d,%d,%g,%s,%s,%s,%.2f,%s,%.2f,%.3f,%.3f,%.3f,%s,%.2f,%.3f,%s\n",
+                qname(s.s.routine), s.s.ta, s.s.routine == myblas::Routine::sgemv ? ' ' : s.s.tb, s.s.m, s.s.n,
+                s.s.k, double(s.s.beta), s.auto_path.c_str(), s.table_choice.c_str(), s.path_agrees ? "yes" : "NO",
+                s.auto_us, s.best.c_str(), s.best_us, ratio, s.round_min, s.round_max, ratio >= 0.95 ? "yes" : "no",
+                s.choice_us, cratio, cratio >= 0.95 ? "yes" : "no");
+  }
+  std::printf("# quality summary: auto within 5%% of the fastest path on %d of %zu shapes; the table's choice"
+              " (timed directly) within 5%% on %d of %zu\n", within, g_quality.size(), choice_within, g_quality.size());
+  cublasDestroy(hs);
+  cublasDestroy(hh);
+  return g_failed ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   bool quick = false, hgemm_only = false;
+  const char* quality = nullptr;
+  std::string only;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
+    else if (!std::strncmp(argv[i], "--quality=", 10)) quality = argv[i] + 10;
+    else if (!std::strncmp(argv[i], "--only=", 7)) only = argv[i] + 7;
+    else if (!std::strncmp(argv[i], "--rounds=", 9)) g_rounds = std::max(1, std::atoi(argv[i] + 9));
     else if (!std::strcmp(argv[i], "--hgemm")) hgemm_only = true;
     else if (!std::strncmp(argv[i], "--reps=", 7)) g_reps = std::atoi(argv[i] + 7);
   }
+  // The library reads the table at its first device call: point it at the one measured here.
+  if (quality) setenv("MYBLAS_DISPATCH_TABLE", quality, 1);
   if (!myblas_gpu_available()) {
     std::fprintf(stderr, "bench_blas: no usable CUDA device\n");
     return 2;
   }
+  if (quality) return run_quality(quality, only, argc, argv);
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
   int driver = 0;

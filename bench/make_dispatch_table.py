@@ -9,11 +9,13 @@ in EVERY given run (the worst run decides, so noise cannot put a slower kernel i
 else cuBLAS. Only kernels that handle every valid problem are candidates (the ladder rungs that
 refuse shapes, or that share process-wide state such as x_constant, are not).
 
-Device SGEMM rows (--sgemm: bench_sgemm runs, our kernels called directly beside cublasSgemm):
-for every measured (trans, m, n, k), the production SGEMM kernel whose worst ratio to cuBLAS over
-the runs that measured it (at least two; runs may cover different kernels and shapes) is best,
-when that is >= 1.0, else cuBLAS; beta "*", or one row per beta kind (0, 1) where the runs'
-'# shape ... beta' lines show the shape measured with beta == 0 and with beta != 0.
+Device SGEMM rows (--sgemm: bench_sgemm runs, our kernels called directly beside cublasSgemm, or
+bench_blas --quality runs, which do the same for every table shape in several rounds): for every
+measured (trans, m, n, k), the production SGEMM kernel whose worst ratio to cuBLAS over the runs
+that measured it (at least two; runs may cover different kernels and shapes; a run with several
+rounds of a shape counts once, with the ratio of its median times) is best, when that is >= 1.0,
+else cuBLAS; beta "*", or one row per beta kind (0, 1) where the runs' '# shape ... beta' lines
+show the shape measured with beta == 0 and with beta != 0.
 
 Device GEMM rows through the library (--blas: bench_blas runs; its paths myblas-cublas and
 myblas-kernels are the library forced onto each GPU path, "-b<beta>" marking beta != 0): HGEMM
@@ -52,6 +54,11 @@ SGEMM_CANDIDATES = {"pipelined_128x128x16_s3", "pipelined_128x128x16_s4", "skinn
                     "pipelined_regdb_128x256x8_s6", "pipelined_regdb_128x128x8_s6", "smallk_128x128x16"}
 HGEMM_CANDIDATES = {"mma_sync_128x256x64_s3", "mma_sync_128x128x64_s3", "wgmma_tma_128x256x64_s4"}
 HEADER = "routine,trans,mem,m,n,k,beta,path,kernel,time_us,ratio"
+
+
+def median(values):
+    v = sorted(values)
+    return v[len(v) // 2] if len(v) % 2 else 0.5 * (v[len(v) // 2 - 1] + v[len(v) // 2])
 
 
 def read_rows(path):
@@ -146,19 +153,29 @@ def sgemm_rows(paths):
     times = defaultdict(list)   # (trans, m, n, k, beta kind, path) -> time_us per run
     shapes = set()              # (trans, m, n, k, beta kind) with a cuBLAS time
     for path in paths:
+        # A run that measured a shape in several rounds (bench_blas --quality) counts once, with
+        # the median of its rounds' times per path: one slow round is noise, not a verdict.
+        run = defaultdict(list)  # (shape, path) -> [(time_us, ratio_vs_cublas)] in this run
         for r, kind in sgemm_beta_rows(path):
             if r["routine"] != "sgemm":
                 continue
             shape = (r["trans"], int(r["m"]), int(r["n"]), int(r["k"]), kind)
             if r["path"] == "cublas":
-                times[shape + ("cublas",)].append(float(r["time_us"]))
+                run[(shape, "cublas")].append((float(r["time_us"]), 1.0))
                 shapes.add(shape)
                 continue
             kernel = r["path"][len("kernel:"):] if r["path"].startswith("kernel:") else None
             if kernel not in SGEMM_CANDIDATES:
                 continue
-            ratios[shape + (kernel,)].append(float(r["ratio_vs_cublas"]))
-            times[shape + (kernel,)].append(float(r["time_us"]))
+            run[(shape, kernel)].append((float(r["time_us"]), float(r["ratio_vs_cublas"])))
+        for (shape, name), got in run.items():
+            t = median([g[0] for g in got])
+            times[shape + (name,)].append(t)
+            if name == "cublas":
+                continue
+            cub = run.get((shape, "cublas"), [])
+            # One measurement: the ratio the benchmark printed (from unrounded times); rounds: the medians'.
+            ratios[shape + (name,)].append(got[0][1] if len(got) == 1 else median([c[0] for c in cub]) / t)
     kinds = defaultdict(set)  # (trans, m, n, k) -> beta kinds measured
     for shape in shapes:
         kinds[shape[:4]].add(shape[4])

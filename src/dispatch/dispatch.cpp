@@ -105,8 +105,8 @@ Backend backend_setting() {
   return c.backend;
 }
 
-void locate(const void* p, Mem* mem, int* dev, int* run_dev) {
-  *mem = in_program_break_area(p) ? Mem::host : classify_pointer(p, dev);
+void locate(const ProgramBreakArea& heap, const void* p, Mem* mem, int* dev, int* run_dev) {
+  *mem = heap.contains(p) ? Mem::host : classify_pointer(p, dev);
   if (*mem != Mem::host && *run_dev < 0) *run_dev = *dev;
 }
 
@@ -203,10 +203,11 @@ void run_gemm(GemmProblem& p) {
   const bool gpu = gpu_available();
   if (gpu && device_memory_possible()) {  // (no CUDA context yet: every operand is host memory)
     int run_dev = -1;
-    locate(p.c, &p.mem_c, &p.dev_c, &run_dev);
+    const ProgramBreakArea heap = program_break_area();
+    locate(heap, p.c, &p.mem_c, &p.dev_c, &run_dev);
     if (!p.scale_only()) {  // alpha == 0 or k == 0: A and B are never touched
-      locate(p.a, &p.mem_a, &p.dev_a, &run_dev);
-      locate(p.b, &p.mem_b, &p.dev_b, &run_dev);
+      locate(heap, p.a, &p.mem_a, &p.dev_a, &run_dev);
+      locate(heap, p.b, &p.mem_b, &p.dev_b, &run_dev);
     }
     p.device = run_dev;
   }
@@ -313,10 +314,11 @@ void run_gemv(GemvProblem& p) {
   const bool gpu = gpu_available();
   if (gpu && device_memory_possible()) {
     int run_dev = -1;
-    locate(p.y, &p.mem_y, &p.dev_y, &run_dev);
+    const ProgramBreakArea heap = program_break_area();
+    locate(heap, p.y, &p.mem_y, &p.dev_y, &run_dev);
     if (!p.scale_only()) {
-      locate(p.a, &p.mem_a, &p.dev_a, &run_dev);
-      locate(p.x, &p.mem_x, &p.dev_x, &run_dev);
+      locate(heap, p.a, &p.mem_a, &p.dev_a, &run_dev);
+      locate(heap, p.x, &p.mem_x, &p.dev_x, &run_dev);
     }
     p.device = run_dev;
   }

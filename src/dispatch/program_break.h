@@ -38,12 +38,27 @@ inline uintptr_t program_break_start() {
   return start;
 }
 
-inline bool in_program_break_area(const void* p) {
+// The area [start_brk, current break) at one moment: a call reads it once for all its operands
+// (one sbrk(0) instead of one per operand). Empty when start_brk is unknown.
+struct ProgramBreakArea {
+  uintptr_t lo = 0, hi = 0;
+  bool contains(const void* p) const {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    return a >= lo && a < hi;
+  }
+};
+
+inline ProgramBreakArea program_break_area() {
+  ProgramBreakArea area;
   const uintptr_t start = program_break_start();
-  if (start == 0) return false;
+  if (start == 0) return area;
   void* brk_now = sbrk(0);  // glibc's cached break: no system call
-  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
-  return brk_now != reinterpret_cast<void*>(-1) && a >= start && a < reinterpret_cast<uintptr_t>(brk_now);
+  if (brk_now == reinterpret_cast<void*>(-1)) return area;
+  area.lo = start;
+  area.hi = reinterpret_cast<uintptr_t>(brk_now);
+  return area;
 }
+
+inline bool in_program_break_area(const void* p) { return program_break_area().contains(p); }
 
 }  // namespace myblas

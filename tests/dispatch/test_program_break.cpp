@@ -49,3 +49,26 @@ TEST(ProgramBreak, MappedStackAndNullAreOut) {
 }
 
 }  // namespace
+
+namespace {
+
+// Dispatch reads the area once per call for all its operands: the snapshot agrees with the
+// per-pointer test, and (like it) does not follow a break that moves after it was taken.
+TEST(ProgramBreak, OneSnapshotPerCallAgreesWithThePerPointerTest) {
+  ASSERT_NE(program_break_start(), 0u);
+  char* grown = static_cast<char*>(sbrk(4096));
+  ASSERT_NE(grown, reinterpret_cast<char*>(-1));
+  const myblas::ProgramBreakArea area = myblas::program_break_area();
+  int local = 0;
+  for (const void* p : {static_cast<const void*>(grown), static_cast<const void*>(grown + 4095),
+                        static_cast<const void*>(grown + 4096), static_cast<const void*>(&local),
+                        static_cast<const void*>(nullptr)})
+    EXPECT_EQ(area.contains(p), in_program_break_area(p)) << p;
+  EXPECT_TRUE(area.contains(grown));
+  EXPECT_FALSE(area.contains(grown + 4096));
+  ASSERT_NE(sbrk(-4096), reinterpret_cast<void*>(-1));
+  EXPECT_FALSE(myblas::program_break_area().contains(grown + 100)) << "a new snapshot sees the lowered break";
+  EXPECT_FALSE(myblas::ProgramBreakArea{}.contains(grown)) << "an unknown area contains nothing";
+}
+
+}  // namespace
