@@ -239,15 +239,19 @@ INSTANTIATE_TEST_SUITE_P(All, SgemmKernelTest, ::testing::ValuesIn(all_kernels()
 // skinny_r16's launch shapes that the common list does not reach on the H100: several chunks of
 // S per block (the double-buffered chunk loop, a short last chunk) with and without a cluster,
 // and so many column blocks that k is not split. 2 x 8448 x 2100: k-contiguous kernel (B not
-// transposed) 264 column blocks of 32, no split, 5 chunks; n-contiguous (B transposed) 66 column
+// transposed) 264 column blocks of 32, no split, 17 steps of 128 k (its ring of 2 wraps 8 times,
+// a short last step; with 2 < 16 rows every step takes the checked copies); n-contiguous (B transposed) 66 column
 // blocks of 128, 4 splits of 576 = 512 + 64. 16896 x 2 x 1100: n-contiguous (A not transposed) 132
-// column blocks, 2 splits of 576; k-contiguous (A transposed) 528 column blocks, no split, 3
-// chunks. Each with beta = 0 over NaN and with beta != 0 and padded leading dimensions.
+// column blocks, 2 splits of 576; k-contiguous (A transposed) 528 column blocks, no split, 9
+// steps. 16 x 2100 x 2100 and 2100 x 16 x 2100: 16 rows of S, so whole steps take the copies
+// without predicates; the k-contiguous kernel (NN, TN; TN, TT) gets 66 column blocks, 4 splits of
+// 576 = 4.5 steps (the ring wraps, a short last step, a cluster). Each with beta = 0 over NaN and
+// with beta != 0 and padded leading dimensions.
 TEST(SgemmKernelSkinny, ChunkLoopAndUnsplitLaunches) {
   REQUIRE_GPU();
   int ran = 0;
   struct Shape { int m, n, k; };
-  for (const Shape& s : {Shape{2, 8448, 2100}, Shape{16896, 2, 1100}})
+  for (const Shape& s : {Shape{2, 8448, 2100}, Shape{16896, 2, 1100}, Shape{16, 2100, 2100}, Shape{2100, 16, 2100}})
     for (char ta : {'N', 'T'})
       for (char tb : {'N', 'T'})
         for (int v = 0; v < 2; ++v) {
@@ -256,7 +260,7 @@ TEST(SgemmKernelSkinny, ChunkLoopAndUnsplitLaunches) {
           run_case(SgemmKernel::skinny_r16, c, &ran);
           if (HasFatalFailure()) return;
         }
-  EXPECT_EQ(ran, 16);
+  EXPECT_EQ(ran, 32);
 }
 
 TEST(SgemmKernelTable, NamesRoundTrip) {

@@ -188,19 +188,24 @@ struct SkinnyArgs {
 // its rows, 16 of 32 lanes would each touch their own sector). CHUNK is a compile-time power of
 // two: the index arithmetic is shifts and masks (with a run-time chunk, its divisions cost as
 // many instructions as the FMAs they feed: ncu, bench/results/h100-sgemm-skinny-v4-2026-11-22.md).
-template <int CHUNK, int THREADS>
+// COMMIT false leaves the copies in the caller's open group.
+template <int CHUNK, int THREADS, bool COMMIT = true, int ROUND = 128>
 __device__ __forceinline__ void load_s_chunk_async(const SkinnyArgs& g, float* ss, int l0, int len, int ld_l,
                                                    int ld_i) {
   constexpr int R = kSkinnyRows;
-  static_assert((CHUNK & (CHUNK - 1)) == 0 && CHUNK % THREADS == 0 && THREADS % R == 0, "power-of-two tiles");
+  static_assert((CHUNK & (CHUNK - 1)) == 0 && CHUNK >= 128 && (R * CHUNK) % THREADS == 0 && THREADS % R == 0,
+                "power-of-two tiles");
   constexpr int kCopies = R * CHUNK / THREADS;  // per thread
-  const int fill = min(CHUNK, (len + 127) & ~127);
+  const int fill = min(CHUNK, (len + ROUND - 1) / ROUND * ROUND);
   const int t = threadIdx.x;
   if (g.s_l == 1 && g.s_i != 1) {  // S contiguous along l: element e = t + THREADS*c, l = e % CHUNK
-    constexpr int kPerRow = CHUNK / THREADS;     // copies per row of S
+    // (in terms the compiler can fold: t < THREADS is not known to it)
+    constexpr int kPerRow = CHUNK >= THREADS ? CHUNK / THREADS : 1;  // copies per row of S
+    constexpr int kRowsPer = CHUNK >= THREADS ? 1 : THREADS / CHUNK;  // rows per copy of the block
 #pragma unroll
     for (int c = 0; c < kCopies; ++c) {
-      const int l = t + THREADS * (c % kPerRow), i = c / kPerRow;
+      const int l = CHUNK >= THREADS ? t + THREADS * (c % kPerRow) : t % CHUNK;
+      const int i = CHUNK >= THREADS ? c / kPerRow : t / CHUNK + c * kRowsPer;
       if (l < fill) {
         const bool valid = i < g.rows && l < len;
         cp_async4(ss + l * ld_l + i * ld_i, valid ? g.s + i * g.s_i + (l0 + l) : g.s, valid);
@@ -220,7 +225,7 @@ __device__ __forceinline__ void load_s_chunk_async(const SkinnyArgs& g, float* s
       cp_async4(dst, valid ? src : g.s, valid);
     }
   }
-  cp_async_commit();
+  if (COMMIT) cp_async_commit();
 }
 
 // Raises a kernel's dynamic shared memory limit to `bytes` once per device (a per-call
