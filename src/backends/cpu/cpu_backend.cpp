@@ -88,16 +88,19 @@ void widen(const uint16_t* src, int64_t lds, int rows, int cols, std::vector<flo
 
 void gemm_f32(const GemmProblem& p, const float* a, int64_t lda, const float* b, int64_t ldb,
               float* c, int64_t ldc) {
-  // beta == 0 stores zeros without reading C, so NaN there never reaches the CPU BLAS.
+  // beta == 0 stores zeros without reading C, so NaN there never reaches the CPU BLAS, which is
+  // then asked for C += alpha*op(A)*op(B) (beta = 1): handed beta = 0 it would clear C a second
+  // time (host SGEMM 128^2: 0.84-0.90x OpenBLAS alone, 0.98-1.13x without the second pass,
+  // bench/results/h100-host-v4-2026-11-22.md).
   if (p.beta == 0.f) scale_f32(c, ldc, p.m, p.n, 0.f);
+  const float beta = p.beta == 0.f ? 1.f : p.beta;
   if (p.scale_only()) {  // alpha == 0 or k == 0: A and B are never read
     if (p.beta != 0.f) scale_f32(c, ldc, p.m, p.n, p.beta);
     return;
   }
   const char ta = op_char(p.ta), tb = op_char(p.tb);
   const int ilda = int(lda), ildb = int(ldb), ildc = int(ldc);
-  cpu_blas().sgemm(&ta, &tb, &p.m, &p.n, &p.k, &p.alpha, a, &ilda, b, &ildb, &p.beta, c, &ildc,
-                   1, 1);
+  cpu_blas().sgemm(&ta, &tb, &p.m, &p.n, &p.k, &p.alpha, a, &ilda, b, &ildb, &beta, c, &ildc, 1, 1);
 }
 
 // hgemm on the CPU: widen to FP32, sgemm, round back once.
