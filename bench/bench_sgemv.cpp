@@ -10,7 +10,8 @@
 // time, the host's own time inside the call (steady_clock around it, no synchronisation) is
 // kept: the part of a small call that is host work before the GPU can start.
 // The cluster kernels are also timed with each cluster size forced (rows "sgemv-cluster",
-// path "kernel:<name>/c<C>", C = 1 meaning no cluster) on shapes up to 8192^2.
+// path "kernel:<name>/c<C>", C = 1 meaning no cluster; "/c<C>r2": n_rowblock_cluster with
+// 256-row blocks) on shapes up to 8192^2.
 //
 // Output: CSV with columns routine,path,trans,m,n,k,time_us,gflops,gbps,ratio_vs_cublas
 // (k = 0 for gemv) preceded by '#' header lines; '#' tables of host time per call and the
@@ -155,12 +156,15 @@ void bench_shape(cublasHandle_t h, const Source& src, char t, int m, int n) {
   if (int64_t(m) * n <= int64_t(8192) * 8192)
     for (SgemvKernel k : {SgemvKernel::n_rowblock_cluster, SgemvKernel::t_lanegroup_cluster}) {
       if (myblas::sgemv_can_implement(k, problem(0, ygot))) continue;
-      for (int c : {1, 2, 4, 8, 16}) {
-        const std::string path = std::string("kernel:") + myblas::sgemv_kernel_name(k) + "/c" + std::to_string(c);
+      for (int v = 0; v < 10; ++v) {  // row_warps 1 and 2 (N only), each with C = 1, 2, 4, 8, 16
+        const int rw = 1 + v / 5, c = 1 << (v % 5);
+        if (rw == 2 && k != SgemvKernel::n_rowblock_cluster) continue;
+        const std::string path = std::string("kernel:") + myblas::sgemv_kernel_name(k) + "/c" + std::to_string(c) +
+                                 (rw == 2 ? "r2" : "");
         float first_ms = 0;
-        if (!verify(path, [&] { CK(myblas::sgemv_run_cluster(k, problem(0, ygot), c, nullptr)); }, &first_ms))
+        if (!verify(path, [&] { CK(myblas::sgemv_run_cluster(k, problem(0, ygot), c, nullptr, rw)); }, &first_ms))
           continue;
-        auto call = [&](int i) { CK(myblas::sgemv_run_cluster(k, problem(i, Y(i)), c, nullptr)); };
+        auto call = [&](int i) { CK(myblas::sgemv_run_cluster(k, problem(i, Y(i)), c, nullptr, rw)); };
         const Timing tk = time_calls_with_host(call, nsets, g_reps);
         row("sgemv-cluster", path.c_str(), t, m, n, tk, t_cublas / tk.event_us);
       }

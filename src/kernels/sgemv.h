@@ -54,8 +54,11 @@ cudaError_t sgemv_run(SgemvKernel k, const GemvProblem& p, cudaStream_t stream);
 
 // For the benchmark's sweep: a *_cluster kernel with `cluster` blocks per cluster (a power of
 // two up to the device's limit; 1: no cluster, one block per row or column block) instead of
-// the launcher's choice. Other kernels run as sgemv_run. (On devices without thread-block
-// clusters, compute capability < 9.0, the *_cluster kernels run the *_lastblock split.)
-cudaError_t sgemv_run_cluster(SgemvKernel k, const GemvProblem& p, int cluster, cudaStream_t stream);
+// the launcher's choice; for n_rowblock_cluster, row_warps = 2 takes blocks of 256 rows (two
+// warps along the rows) when A allows float4 loads, else 128-row blocks. Other kernels run as
+// sgemv_run. (On devices without thread-block clusters, compute capability < 9.0, the
+// *_cluster kernels run the *_lastblock split.)
+cudaError_t sgemv_run_cluster(SgemvKernel k, const GemvProblem& p, int cluster, cudaStream_t stream,
+                              int row_warps = 1);
 
 }  // namespace myblas

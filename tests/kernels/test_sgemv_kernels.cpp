@@ -287,10 +287,11 @@ TEST(SgemvKernelConcurrency, LastblockOnTwoStreams) {
   }
 }
 
-// The cluster kernels with each cluster size the benchmark sweeps (1 = no cluster), on shapes
-// whose splits are ragged or empty (4097 rows in 16 splits of 384; 33 columns in 16 splits),
-// misaligned A and strided, negative increments: each result against a float64 host sum, and
-// two runs of the same size bitwise equal.
+// The cluster kernels with each cluster size the benchmark sweeps (1 = no cluster), and for N
+// both block heights (128 and 256 rows), on shapes whose splits are ragged or empty (4097 rows
+// in 16 splits of 384; 33 columns in 16 splits), misaligned A and strided, negative
+// increments: each result against a float64 host sum, and two runs of the same size bitwise
+// equal.
 TEST(SgemvKernelCluster, EveryClusterSize) {
   REQUIRE_GPU();
   struct Shape { SgemvKernel k; char t; int m, n, lda, incx, incy, offset; };
@@ -302,6 +303,9 @@ TEST(SgemvKernelCluster, EveryClusterSize) {
                           // column tail, and (m = 300) a last row block that takes the plain loop.
                           {SgemvKernel::n_rowblock_cluster, 'N', 256, 4100, 260, 1, 1, 0},
                           {SgemvKernel::n_rowblock_cluster, 'N', 300, 4099, 300, -3, 2, 0},
+                          // 256-row blocks (row_warps 2): a last block with one row (513) and
+                          // one whose second warp has no rows (300, above), ragged splits.
+                          {SgemvKernel::n_rowblock_cluster, 'N', 513, 2049, 516, -1, -3, 0},
                           {SgemvKernel::t_lanegroup_cluster, 'T', 1000, 1000, 1000, 1, 1, 0},
                           {SgemvKernel::t_lanegroup_cluster, 'T', 4097, 33, 4100, 2, -3, 0},
                           {SgemvKernel::t_lanegroup_cluster, 'T', 2000, 9, 2001, 1, 1, 1}};
@@ -325,17 +329,19 @@ TEST(SgemvKernelCluster, EveryClusterSize) {
     p.x = dx.ptr + mbtest::Vector::kPad;
     p.y = dy.ptr + mbtest::Vector::kPad;
     p.mem_a = p.mem_x = p.mem_y = myblas::Mem::device;
-    for (int c : {1, 2, 4, 8, 16}) {
+    for (int v = 0; v < 10; ++v) {  // row_warps 1 and 2, each with cluster sizes 1, 2, 4, 8, 16
+      const int rw = 1 + v / 5, c = 1 << (v % 5);
+      if (rw == 2 && sh.k != SgemvKernel::n_rowblock_cluster) continue;
       SCOPED_TRACE(std::string(myblas::sgemv_kernel_name(sh.k)) + " " + sh.t + " " + std::to_string(sh.m) + "x" +
-                   std::to_string(sh.n) + " cluster " + std::to_string(c) + " seed " +
-                   std::to_string(mbtest::test_seed()));
+                   std::to_string(sh.n) + " cluster " + std::to_string(c) + " row_warps " + std::to_string(rw) +
+                   " seed " + std::to_string(mbtest::test_seed()));
       mbtest::Vector got = y, again = y;
       dy.upload(y.buf);
-      ASSERT_EQ(myblas::sgemv_run_cluster(sh.k, p, c, nullptr), cudaSuccess);
+      ASSERT_EQ(myblas::sgemv_run_cluster(sh.k, p, c, nullptr, rw), cudaSuccess);
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
       dy.download(&got.buf);
       dy.upload(y.buf);
-      ASSERT_EQ(myblas::sgemv_run_cluster(sh.k, p, c, nullptr), cudaSuccess);
+      ASSERT_EQ(myblas::sgemv_run_cluster(sh.k, p, c, nullptr, rw), cudaSuccess);
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
       dy.download(&again.buf);
       EXPECT_EQ(std::memcmp(got.buf.data(), again.buf.data(), got.buf.size() * sizeof(float)), 0) << "two runs differ";
@@ -359,6 +365,35 @@ TEST(SgemvKernelCluster, EveryClusterSize) {
       EXPECT_LE(worst, 1.0) << "worst y[" << worst_i << "] got " << got.at(worst_i) << " (error/bound)";
     }
   }
+}
+
+// n_rowblock_cluster's automatic configurations (launch_n_rowblock: 1 streamed 128-row blocks,
+// 2 streamed 256-row blocks, 3 one block per SM with up to 16-block clusters, 4 more row blocks
+// than SMs), each on shapes at and around its edges (on a 132-SM H100: 300 x 16400 takes 1 with
+// C = 8 and a ragged last row block; 513 x 4100 and 300 x 4099 take 2 with C = 8, a last block
+// of 1 row / a second warp with no rows; 4096^2 takes 2 (16 x 8 blocks); 1024 x 1024 takes 3
+// with C = 16, 1000 x 1000 with C = 8; 20000 x 300 takes 4 with C = 2), with padded lda and
+// guards, increments in {-3, -1, 1, 2}, NaN in y with beta == 0, misaligned operands (which
+// fall back to scalar loads and 128-row blocks), against OpenBLAS, two runs bitwise equal.
+TEST(SgemvKernelCluster, AutomaticConfigurations) {
+  REQUIRE_GPU();
+  struct Shape { int m, n; };
+  const Shape shapes[] = {{300, 16400}, {513, 4100}, {300, 4099}, {4096, 4096}, {1024, 1024}, {1000, 1000}, {20000, 300}};
+  int ran = 0;
+  for (const Shape& sh : shapes) {
+    const int lda4 = (sh.m + 3) / 4 * 4;
+    const Case cs[] = {{'N', sh.m, sh.n, lda4, 1, 1, 1.f, 0.f, 0},
+                       {'N', sh.m, sh.n, lda4 + 4, -3, 2, 0.5f, -0.5f, 0},
+                       {'N', sh.m, sh.n, lda4 + 8, -1, -1, -1.f, 1.f, 0},
+                       {'N', sh.m, sh.n, lda4, 2, -3, 2.f, 0.f, 0},
+                       {'N', sh.m, sh.n, sh.m + 3, 1, 1, 1.f, 0.f, 0},
+                       {'N', sh.m, sh.n, lda4, 1, -1, -0.75f, 0.25f, 1}};
+    for (const Case& c : cs) {
+      run_case(SgemvKernel::n_rowblock_cluster, c, &ran);
+      if (HasFatalFailure()) return;
+    }
+  }
+  EXPECT_EQ(ran, 6 * 7);
 }
 
 // Rows and columns past 2^31 elements of A: 64-bit offsets (needs 8.6 GB; skipped if absent).

@@ -100,9 +100,10 @@ cudaError_t launch_x_shared(const GemvProblem& p, cudaStream_t s);
 // How the production kernels split the reduction dimension over blocks: not at all, with a
 // second reduction launch (reduce_partials), in one launch by the last block of each group, or
 // in one launch by the blocks of a thread-block cluster through distributed shared memory.
-// cluster: the blocks per cluster for Split::cluster (0: the launcher's choice).
+// cluster: the blocks per cluster for Split::cluster (0: the launcher's choice); row_warps: with
+// a forced cluster, 2 for N blocks of 256 rows (two warps along the rows; float4 loads only).
 enum class Split { none, two_pass, lastblock, cluster };
-cudaError_t launch_n_rowblock(const GemvProblem& p, Split split, cudaStream_t s, int cluster = 0);
+cudaError_t launch_n_rowblock(const GemvProblem& p, Split split, cudaStream_t s, int cluster = 0, int row_warps = 1);
 cudaError_t launch_t_lanegroup(const GemvProblem& p, Split split, cudaStream_t s, int cluster = 0);
 
 // Scratch for split kernels, from a per-device pool, stream-ordered.

@@ -123,10 +123,10 @@ cudaError_t sgemv_run(SgemvKernel k, const GemvProblem& p, cudaStream_t s) {
   return cudaErrorInvalidValue;
 }
 
-cudaError_t sgemv_run_cluster(SgemvKernel k, const GemvProblem& p, int cluster, cudaStream_t s) {
+cudaError_t sgemv_run_cluster(SgemvKernel k, const GemvProblem& p, int cluster, cudaStream_t s, int row_warps) {
   using namespace sgemv_detail;
   if (p.alpha == 0.f || sgemv_can_implement(k, p)) return sgemv_run(k, p, s);
-  if (k == SgemvKernel::n_rowblock_cluster) return launch_n_rowblock(p, Split::cluster, s, cluster);
+  if (k == SgemvKernel::n_rowblock_cluster) return launch_n_rowblock(p, Split::cluster, s, cluster, row_warps);
   if (k == SgemvKernel::t_lanegroup_cluster) return launch_t_lanegroup(p, Split::cluster, s, cluster);
   return sgemv_run(k, p, s);
 }
