@@ -198,6 +198,27 @@ static std::chrono::steady_clock::time_point call_start() {
   return verbose() ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
 }
 
+// Settles the SGEMM or HGEMM kernel picked for a call: whether it can run the call (if not, its
+// reason goes to `refused`, and a kernel the table named in auto mode gives way to our own choice
+// for the shape) and whether the table's word that it beats cuBLAS stands (*wins). Returns whether
+// a kernel can take the call.
+template <class K>
+static bool settle_kernel(K* kernel, const GemmProblem& p, bool table_kernel, Backend backend, bool* wins,
+                          std::string* refused, const char* (*can_implement)(K, const GemmProblem&),
+                          K (*choose)(const GemmProblem&), const char* (*name)(K)) {
+  const char* no = can_implement(*kernel, p);
+  if (!no) {
+    *wins = table_kernel;
+    return true;
+  }
+  *refused += std::string(name(*kernel)) + ": " + no;
+  if (table_kernel && backend != Backend::kernels) {  // the measured kernel cannot run it
+    *kernel = choose(p);
+    no = can_implement(*kernel, p);
+  }
+  return no == nullptr;
+}
+
 void run_gemm(GemmProblem& p) {
   const auto t0 = call_start();
   const bool gpu = gpu_available();
@@ -250,17 +271,8 @@ void run_gemm(GemmProblem& p) {
       else if (sgemm_can_implement(named, p) == nullptr)
         kernel = named;
     }
-    const char* no = sgemm_can_implement(kernel, p);
-    if (no) {
-      refused = std::string(sgemm_kernel_name(kernel)) + ": " + no;
-      if (table_kernel && backend != Backend::kernels) {  // the measured kernel cannot run it
-        kernel = sgemm_choose(p);
-        no = sgemm_can_implement(kernel, p);
-      }
-    } else {
-      kernel_wins = table_kernel;
-    }
-    has_kernel = no == nullptr;
+    has_kernel = settle_kernel(&kernel, p, table_kernel, backend, &kernel_wins, &refused, sgemm_can_implement,
+                               sgemm_choose, sgemm_kernel_name);
   } else if (can_take && p.routine == Routine::hgemm) {
     hkernel = table_kernel ? entry_hgemm_kernel(*entry) : hgemm_choose(p);
     if (backend == Backend::kernels && !config().hgemm_kernel.empty()) {
@@ -272,17 +284,8 @@ void run_gemm(GemmProblem& p) {
       else
         hkernel = named;
     }
-    const char* no = hgemm_can_implement(hkernel, p);
-    if (no) {
-      refused += std::string(hgemm_kernel_name(hkernel)) + ": " + no;
-      if (table_kernel && backend != Backend::kernels) {  // the measured kernel cannot run it
-        hkernel = hgemm_choose(p);
-        no = hgemm_can_implement(hkernel, p);
-      }
-    } else {
-      kernel_wins = table_kernel;
-    }
-    has_kernel = no == nullptr;
+    has_kernel = settle_kernel(&hkernel, p, table_kernel, backend, &kernel_wins, &refused, hgemm_can_implement,
+                               hgemm_choose, hgemm_kernel_name);
   }
   const TableEntry* host = entry && entry->mem == Mem::host ? entry : nullptr;
   const Request req{p.routine, backend, gpu, p.any_device(), has_kernel, kernel_wins,
