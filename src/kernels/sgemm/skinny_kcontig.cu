@@ -53,13 +53,12 @@ constexpr int G = 16;                             // lanes per column group, alo
 constexpr int JW = 4;                             // columns per group
 constexpr int kColWarps = 4, kKWarps = 2;         // warps across columns x across k
 constexpr int kCols = kColWarps * (32 / G) * JW;  // columns per block
-constexpr int KV = 1;                             // float4 of k per lane per column per step (2 spills)
-constexpr int kStepL = kKWarps * KV * G * 4;      // k per step of the block
+constexpr int kStepL = kKWarps * G * 4;           // k per step of the block
 constexpr int kOut = R * kCols;                   // outputs per block
 constexpr int kStages = 2;                       // steps in the ring (kStages - 1 in flight; 4 and 8: no faster)
 constexpr int kLdS = kStepL + 4;                 // padded row of a step of S (loader stores spread over banks)
 constexpr int kSStage = R * kLdS;                // floats of S per step
-constexpr int kXStage = JW * KV * kThreads * 4;  // floats of X per step: each lane's JW x KV float4
+constexpr int kXStage = JW * kThreads * 4;       // floats of X per step: each lane's JW float4
 constexpr int kAcc = R * JW;                     // sums per lane
 constexpr int kKeep = kAcc / G;                  // sums per lane after the reduce-scatter
 constexpr size_t kSmem = size_t(kStages) * (kSStage + kXStage) * sizeof(float);
@@ -112,7 +111,7 @@ __global__ __launch_bounds__(kThreads, 2) void sgemm_skinny_kcontig_16x32(Skinny
   const int cw = warp % kColWarps, kw = warp / kColWarps;
   const int jl0 = (cw * (32 / G) + lane / G) * JW;  // the group's first column in the block
   const int j0 = blockIdx.x * kCols + jl0;
-  const int lane_l = kw * KV * G * 4 + (lane % G) * 4;  // this lane's first k inside each step (then + 64 v)
+  const int lane_l = kw * G * 4 + (lane % G) * 4;   // this lane's k inside each step
   const int kb = blockIdx.y * g.k_per_split;
   const int len = max(0, min(g.k - kb, g.k_per_split));  // k of this split
   const float* xc[JW];  // column starts at k = kb (column 0 for columns past the edge, never read)
@@ -141,13 +140,14 @@ __global__ __launch_bounds__(kThreads, 2) void sgemm_skinny_kcontig_16x32(Skinny
   const float* const s_src = g.s + si0 * g.s_i + int64_t(kb + sl0) * g.s_l;
   const int64_t s_cstep = s_di * g.s_i + s_dl * g.s_l;
   const int s_dst0 = si0 * kLdS + sl0, s_dstep = s_di * kLdS + s_dl;
-  const int full_steps = g.rows == R ? len / kStepL : 0;  // steps with the whole of S and X
+  const int whole_steps = len / kStepL;  // steps with all kStepL k inside the split
   auto issue = [&](int st) {
     if (st < steps) {
       const int slot = st % kStages;
       float* const sd = s_ring + slot * kSStage;
-      float* const xd = x_ring + (slot * JW * KV * kThreads + threadIdx.x) * 4;
-      if (st < full_steps) {
+      float* const xd = x_ring + (slot * JW * kThreads + threadIdx.x) * 4;
+      const bool whole = st < whole_steps;
+      if (whole && g.rows == R) {
         const float* src = s_src + int64_t(st) * kStepL * g.s_l;
 #pragma unroll
         for (int c = 0; c < kSCopies; ++c) cp_async4(sd + s_dst0 + c * s_dstep, src + c * s_cstep, true);
@@ -155,18 +155,11 @@ __global__ __launch_bounds__(kThreads, 2) void sgemm_skinny_kcontig_16x32(Skinny
         load_s_chunk_async<kStepL, kThreads, false, kStepL>(g, sd, kb + st * kStepL, min(kStepL, len - st * kStepL), 1,
                                                             kLdS);
       }
-      if (VEC && (st + 1) * kStepL <= len) {
+      const int l = st * kStepL + lane_l;
 #pragma unroll
-        for (int c = 0; c < JW; ++c)
-#pragma unroll
-          for (int v = 0; v < KV; ++v)
-            cp_async16(xd + (c * KV + v) * kThreads * 4, xc[c] + (st * kStepL + lane_l + v * G * 4), live[c] ? 4 : 0);
-      } else {
-#pragma unroll
-        for (int c = 0; c < JW; ++c)
-#pragma unroll
-          for (int v = 0; v < KV; ++v)
-            load_x_async<VEC>(xd + (c * KV + v) * kThreads * 4, xc[c], live[c], st * kStepL + lane_l + v * G * 4, len);
+      for (int c = 0; c < JW; ++c) {
+        if (VEC && whole) cp_async16(xd + c * kThreads * 4, xc[c] + l, live[c] ? 4 : 0);
+        else load_x_async<VEC>(xd + c * kThreads * 4, xc[c], live[c], l, len);
       }
     }
     cp_async_commit();
@@ -179,13 +172,11 @@ __global__ __launch_bounds__(kThreads, 2) void sgemm_skinny_kcontig_16x32(Skinny
     __syncthreads();  // step st is in for every lane; every lane is done with step st - 1's slot
     issue(st + kStages - 1);
     const int slot = st % kStages;
-#pragma unroll
-    for (int v = 0; v < KV; ++v) {
-    const float* ss = s_ring + slot * kSStage + lane_l + v * G * 4;
-    const float4* xs = reinterpret_cast<const float4*>(x_ring) + slot * JW * KV * kThreads + threadIdx.x;
+    const float* ss = s_ring + slot * kSStage + lane_l;
+    const float4* xs = reinterpret_cast<const float4*>(x_ring) + slot * JW * kThreads + threadIdx.x;
     float4 x0[JW];
 #pragma unroll
-    for (int c = 0; c < JW; ++c) x0[c] = xs[(c * KV + v) * kThreads];
+    for (int c = 0; c < JW; ++c) x0[c] = xs[c * kThreads];
 #pragma unroll
     for (int i = 0; i < R; ++i) {
       const float4 sv = *reinterpret_cast<const float4*>(ss + i * kLdS);  // S(i, l .. l+3)
@@ -198,7 +189,6 @@ __global__ __launch_bounds__(kThreads, 2) void sgemm_skinny_kcontig_16x32(Skinny
       for (int c = 0; c < JW; ++c) acc[i * JW + c] = fmaf(sv.z, x0[c].z, acc[i * JW + c]);
 #pragma unroll
       for (int c = 0; c < JW; ++c) acc[i * JW + c] = fmaf(sv.w, x0[c].w, acc[i * JW + c]);
-    }
     }
   }
   cp_async_wait<0>();  // only empty groups are left
