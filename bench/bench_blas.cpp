@@ -436,37 +436,27 @@ void bench_quality_shape(cublasHandle_t hs, cublasHandle_t hh, const myblas::Dis
     p.dev_a = p.dev_x = p.dev_y = p.device = 0;
     return p;
   };
-  if (gemv) {
-    for (const char* name : kSgemvCandidates) {
-      myblas::SgemvKernel kk;
-      if (!myblas::sgemv_kernel_from_name(name, &kk)) continue;
-      if (myblas::sgemv_can_implement(kk, gemv_problem(sets.a(0), sets.b(0), sets.c(0)))) continue;
-      paths.push_back({std::string("kernel:") + name, [&, kk](const void* a, const void* b, void* c) {
-                         CK(myblas::sgemv_run(kk, gemv_problem(a, b, c), nullptr));
+  // Each candidate kernel of the routine that can run the shape (K: its kernel enum).
+  auto add_kernels = [&](auto k_tag, const auto& names, auto from_name, auto can_implement, auto run, auto problem) {
+    for (const char* name : names) {
+      decltype(k_tag) kk;
+      if (!from_name(name, &kk)) continue;
+      if (can_implement(kk, problem(sets.a(0), sets.b(0), sets.c(0)))) continue;
+      paths.push_back({std::string("kernel:") + name, [kk, run, problem](const void* a, const void* b, void* c) {
+                         CK(run(kk, problem(a, b, c), nullptr));
                          CK(cudaDeviceSynchronize());
                        }});
     }
-  } else if (half) {
-    for (const char* name : kHgemmCandidates) {
-      myblas::HgemmKernel kk;
-      if (!myblas::hgemm_kernel_from_name(name, &kk)) continue;
-      if (myblas::hgemm_can_implement(kk, gemm_problem(sets.a(0), sets.b(0), sets.c(0)))) continue;
-      paths.push_back({std::string("kernel:") + name, [&, kk](const void* a, const void* b, void* c) {
-                         CK(myblas::hgemm_run(kk, gemm_problem(a, b, c), nullptr));
-                         CK(cudaDeviceSynchronize());
-                       }});
-    }
-  } else {
-    for (const char* name : kSgemmCandidates) {
-      myblas::SgemmKernel kk;
-      if (!myblas::sgemm_kernel_from_name(name, &kk)) continue;
-      if (myblas::sgemm_can_implement(kk, gemm_problem(sets.a(0), sets.b(0), sets.c(0)))) continue;
-      paths.push_back({std::string("kernel:") + name, [&, kk](const void* a, const void* b, void* c) {
-                         CK(myblas::sgemm_run(kk, gemm_problem(a, b, c), nullptr));
-                         CK(cudaDeviceSynchronize());
-                       }});
-    }
-  }
+  };
+  if (gemv)
+    add_kernels(myblas::SgemvKernel{}, kSgemvCandidates, myblas::sgemv_kernel_from_name, myblas::sgemv_can_implement,
+                myblas::sgemv_run, gemv_problem);
+  else if (half)
+    add_kernels(myblas::HgemmKernel{}, kHgemmCandidates, myblas::hgemm_kernel_from_name, myblas::hgemm_can_implement,
+                myblas::hgemm_run, gemm_problem);
+  else
+    add_kernels(myblas::SgemmKernel{}, kSgemmCandidates, myblas::sgemm_kernel_from_name, myblas::sgemm_can_implement,
+                myblas::sgemm_run, gemm_problem);
 
   // The entry auto should follow, and the path it names.
   const myblas::TableEntry* e = myblas::nearest_entry(table, q.routine, myblas::Mem::device, oa, ob, m, n, k, beta == 0.f);
