@@ -46,15 +46,23 @@ Loaded load() {
   return l;
 }
 
-// Handles live per thread and per device; a thread that exits destroys its own.
+// Handles live per thread and per device; a thread that exits destroys its own. Each remembers
+// the stream and math mode it was last given: setting them costs host time on every call
+// (bench/probe_call_overhead.cpp), and they rarely change between a thread's calls.
+struct BoundHandle {
+  cublasHandle_t h = nullptr;
+  cudaStream_t stream = nullptr;
+  cublasMath_t math = CUBLAS_DEFAULT_MATH;
+  bool bound = false;  // stream and math were set at least once
+};
 struct ThreadHandles {
-  std::vector<cublasHandle_t> by_device;
+  std::vector<BoundHandle> by_device;
   ~ThreadHandles() {
     std::string ignored;
     const CublasApi* api = cublas_api(&ignored);
     if (!api) return;
-    for (cublasHandle_t h : by_device)
-      if (h) api->destroy(h);
+    for (const BoundHandle& b : by_device)
+      if (b.h) api->destroy(b.h);
   }
 };
 thread_local ThreadHandles t_handles;
@@ -75,26 +83,35 @@ cublasHandle_t cublas_handle(int device, cudaStream_t stream, cublasMath_t math,
   if (!api) return nullptr;
   if (device < 0) return nullptr;
   if (size_t(device) >= t_handles.by_device.size()) t_handles.by_device.resize(size_t(device) + 1);
-  cublasHandle_t& h = t_handles.by_device[size_t(device)];
-  if (!h) {
-    cublasStatus_t s = api->create(&h);
+  BoundHandle& b = t_handles.by_device[size_t(device)];
+  if (!b.h) {
+    cublasStatus_t s = api->create(&b.h);
     if (s != CUBLAS_STATUS_SUCCESS) {
-      h = nullptr;
+      b.h = nullptr;
       *why = std::string("cublasCreate failed: ") + api->status_string(s);
       return nullptr;
     }
   }
-  cublasStatus_t m = api->set_math_mode(h, math);
-  if (m != CUBLAS_STATUS_SUCCESS) {
-    *why = std::string("cublasSetMathMode failed: ") + api->status_string(m);
-    return nullptr;
+  if (!b.bound || b.math != math) {
+    cublasStatus_t m = api->set_math_mode(b.h, math);
+    if (m != CUBLAS_STATUS_SUCCESS) {
+      b.bound = false;
+      *why = std::string("cublasSetMathMode failed: ") + api->status_string(m);
+      return nullptr;
+    }
   }
-  cublasStatus_t s = api->set_stream(h, stream);
-  if (s != CUBLAS_STATUS_SUCCESS) {
-    *why = std::string("cublasSetStream failed: ") + api->status_string(s);
-    return nullptr;
+  if (!b.bound || b.stream != stream) {
+    cublasStatus_t s = api->set_stream(b.h, stream);
+    if (s != CUBLAS_STATUS_SUCCESS) {
+      b.bound = false;
+      *why = std::string("cublasSetStream failed: ") + api->status_string(s);
+      return nullptr;
+    }
   }
-  return h;
+  b.math = math;
+  b.stream = stream;
+  b.bound = true;
+  return b.h;
 }
 
 }  // namespace myblas
