@@ -1,6 +1,8 @@
 #include "backends/cuda/cublas_backend.h"
 
+#include <algorithm>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "backends/cpu/cpu_backend.h"
@@ -15,22 +17,31 @@ namespace myblas {
 
 namespace {
 
-// Makes `device` current for the call and restores the caller's device afterwards.
+// Makes `device` current for the call and restores the caller's device afterwards. With one
+// visible device there is nothing to switch, and its two cudaGetDevice calls are skipped: they
+// cost 0.1 us with the host's caches hot and 1.5-2 us with them cold (bench/probe_call_overhead
+// --cold, H100), on calls of 10-20 us.
 class DeviceScope {
  public:
   explicit DeviceScope(int device) {
+    if (gpu_device_count() == 1) {
+      saved_ = 0;
+      return;
+    }
+    switching_ = true;
     if (cudaGetDevice(&saved_) != cudaSuccess) saved_ = -1;
     if (device >= 0 && device != saved_) status_ = cudaSetDevice(device);
   }
   ~DeviceScope() {
     int now = -1;
-    if (saved_ >= 0 && cudaGetDevice(&now) == cudaSuccess && now != saved_) cudaSetDevice(saved_);
+    if (switching_ && saved_ >= 0 && cudaGetDevice(&now) == cudaSuccess && now != saved_) cudaSetDevice(saved_);
   }
   cudaError_t status() const { return status_; }
   int saved() const { return saved_; }
 
  private:
   int saved_ = -1;
+  bool switching_ = false;  // more than one device
   cudaError_t status_ = cudaSuccess;
 };
 
@@ -91,14 +102,53 @@ bool matrix_in(const void* src, Mem mem, int owner, int device, int64_t ld, int 
 // With beta == 0 there is nothing to add: binary16 output measured bitwise equal to this path on
 // every shape tried, split-K-prone ones included (h100-hgemm-rounding-beta0-*), and the handle
 // also forbids reduced-precision reductions, so beta == 0 calls cuBLAS directly at full speed.
+// HGEMM's FP32 result, kept per thread and device for calls on the default stream: those end
+// synchronised, so it is idle between them. Allocating it anew from the pool for each call
+// added 3-9 us to a 25-40 us call (bench/probe_call_overhead.cpp, H100, 2026-11-22). Calls
+// on a stream the program chose take stream-ordered scratch from the pool per call.
+constexpr size_t kKeptScratchBytes = size_t(64) << 20;
+struct ThreadScratch {
+  std::vector<std::pair<void*, size_t>> by_device;  // (pointer, bytes)
+  ~ThreadScratch() {
+    for (const auto& d : by_device)
+      if (d.first) cudaFree(d.first);  // (errors ignored: the process may be tearing CUDA down)
+  }
+};
+thread_local ThreadScratch t_scratch;
+
+// Scratch of `bytes` on the current device `device` for stream s: the thread's kept buffer, or
+// `fresh` from the pool.
+cudaError_t hgemm_scratch(int device, size_t bytes, cudaStream_t s, DeviceBuffer* fresh, float** out) {
+  if (fault_injected("alloc")) return cudaErrorMemoryAllocation;
+  if (s != nullptr || bytes > kKeptScratchBytes || device < 0) {
+    const cudaError_t e = fresh->allocate(bytes, s);
+    *out = static_cast<float*>(fresh->get());
+    return e;
+  }
+  if (size_t(device) >= t_scratch.by_device.size()) t_scratch.by_device.resize(size_t(device) + 1);
+  auto& kept = t_scratch.by_device[size_t(device)];
+  if (kept.second < bytes) {
+    if (kept.first) cudaFree(kept.first);  // (the default stream: the last call has finished)
+    kept = {nullptr, 0};
+    const size_t grown = std::max(bytes, std::min(kKeptScratchBytes, 2 * bytes));
+    const cudaError_t e = cudaMalloc(&kept.first, grown);
+    if (e != cudaSuccess) {
+      kept.first = nullptr;
+      return e;
+    }
+    kept.second = grown;
+  }
+  *out = static_cast<float*>(kept.first);
+  return cudaSuccess;
+}
+
 cublasStatus_t hgemm_round_once(const CublasApi* api, cublasHandle_t h, cublasOperation_t ta,
-                                cublasOperation_t tb, const GemmProblem& p, const DevOperand& a,
+                                cublasOperation_t tb, const GemmProblem& p, int device, const DevOperand& a,
                                 const DevOperand& b, uint16_t* c, int64_t ldc, cudaStream_t s,
                                 std::string* why) {
   DeviceBuffer scratch;
-  cudaError_t e = fault_injected("alloc") ? cudaErrorMemoryAllocation
-                                          : scratch.allocate(size_t(p.m) * size_t(p.n) * 4, s);
-  float* c32 = static_cast<float*>(scratch.get());
+  float* c32 = nullptr;
+  cudaError_t e = hgemm_scratch(device, size_t(p.m) * size_t(p.n) * 4, s, &scratch, &c32);
   if (e == cudaSuccess && p.beta != 0.f) e = widen_f16_f32(c, ldc, c32, p.m, p.m, p.n, s);
   if (e != cudaSuccess) {
     *why = note_cuda_error(e, "preparing the FP32 result of HGEMM");
@@ -217,7 +267,7 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel
       if (fault_injected("cublas"))  // before the call: a device C must stay untouched
         st = CUBLAS_STATUS_EXECUTION_FAILED;
       else if (p.routine == Routine::hgemm && p.beta != 0.f)
-        st = hgemm_round_once(api, h, ta, tb, p, a, b, static_cast<uint16_t*>(cptr), c.ld, s, why);
+        st = hgemm_round_once(api, h, ta, tb, p, dev, a, b, static_cast<uint16_t*>(cptr), c.ld, s, why);
       else if (p.routine == Routine::hgemm)  // beta == 0: binary16 C is rounded once (see above)
         st = api->gemm_ex(h, ta, tb, p.m, p.n, p.k, &p.alpha, a.ptr, CUDA_R_16F, int(a.ld), b.ptr,
                           CUDA_R_16F, int(b.ld), &p.beta, cptr, CUDA_R_16F, int(c.ld),
