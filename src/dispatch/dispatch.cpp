@@ -254,8 +254,10 @@ void run_gemm(GemmProblem& p) {
   const bool table_kernel = entry && entry->mem == Mem::device && entry->path == Path::kernels;
   // Our SGEMM/HGEMM kernel for this shape: MYBLAS_SGEMM_KERNEL / MYBLAS_HGEMM_KERNEL when
   // forced (for the calls it can run), else the table's kernel, else our choice; auto mode
-  // takes it only where the table's entry says kernels and that kernel can run the call.
-  const bool can_take = kernel_possible(gpu, backend, p.any_device());
+  // takes it only where the table's entry says kernels and that kernel can run the call, so
+  // other calls skip the choice (cold host caches made it ~1 us of a 20 us call:
+  // bench/probe_call_overhead --cold).
+  const bool can_take = kernel_possible(gpu, backend, p.any_device()) && (table_kernel || backend == Backend::kernels);
   bool has_kernel = false, kernel_wins = false;
   SgemmKernel kernel = SgemmKernel::naive;
   HgemmKernel hkernel = HgemmKernel::wmma;
@@ -339,15 +341,18 @@ void run_gemv(GemvProblem& p) {
   // Which kernel: MYBLAS_SGEMV_KERNEL when forced, else the measured table's, else our choice.
   // (Only looked up when a GPU can run it, and only for calls a kernel could take: device
   // operands, or MYBLAS_BACKEND=kernels; host arrays in auto mode need only the host rows.)
+  // (MYBLAS_BACKEND=cublas needs no kernel; auto mode only the one its table entry names.)
   const DispatchTable* table = gpu ? &dispatch_table(p.device) : nullptr;
-  const bool can_take = kernel_possible(gpu, backend, p.any_device());
+  const bool kernel_mode = kernel_possible(gpu, backend, p.any_device()) && backend != Backend::cublas;
   const TableEntry* entry =
-      table && can_take
+      table && kernel_mode
           ? nearest_entry(*table, Routine::sgemv, Mem::device, p.ta, Op::N, p.m, p.n, 0, p.beta == 0.f)
           : nullptr;
-  SgemvKernel kernel = entry && entry->path == Path::kernels ? entry_sgemv_kernel(*entry)
-                       : can_take                            ? sgemv_choose(p)
-                                                             : SgemvKernel::thread_per_row;
+  const bool table_kernel = entry && entry->path == Path::kernels;
+  const bool can_take = kernel_mode && (table_kernel || backend == Backend::kernels);
+  SgemvKernel kernel = table_kernel ? entry_sgemv_kernel(*entry)
+                       : can_take   ? sgemv_choose(p)
+                                    : SgemvKernel::thread_per_row;
   if (backend == Backend::kernels && !config().sgemv_kernel.empty()) {
     // The named kernel takes the calls it can run (an N-only kernel leaves T calls to the
     // measured choice).
@@ -364,8 +369,8 @@ void run_gemv(GemvProblem& p) {
   const TableEntry* host = host_lookup
                                ? nearest_entry(*table, Routine::sgemv, Mem::host, p.ta, Op::N, p.m, p.n, 0, p.beta == 0.f)
                                : nullptr;
-  const Request req{Routine::sgemv, backend, gpu, p.any_device(), can,
-                    can && entry && entry->path == Path::kernels, host && host->path == Path::cublas};
+  const Request req{Routine::sgemv, backend, gpu, p.any_device(), can, can && table_kernel,
+                    host && host->path == Path::cublas};
   const Rule& rule = choose(req);
   const Path path = execute(
       rule, p, "sgemv",
