@@ -258,6 +258,31 @@ int main(int argc, char** argv) {
     }, 5000);
   }
 
+  if (!once) {
+    // cuBLAS alone: a handle given cublasSetStream(0) once (as the library's is), beside one
+    // that never was (cublasSetStream resets the handle's workspace to the default pool).
+    cublasHandle_t h2;
+    CB(cublasCreate(&h2));
+    CB(cublasSetMathMode(h2, CUBLAS_PEDANTIC_MATH));
+    CB(cublasSetStream(h2, nullptr));
+    for (const Gemm g : {Gemm{64, 64, 64, 0.f}, Gemm{127, 129, 1031, 0.f}}) {
+      float* a = device_floats(size_t(g.m) * g.k, 2);
+      float* b = device_floats(size_t(g.k) * g.n, 3);
+      float* c = device_floats(size_t(g.m) * g.n, 4);
+      auto with = [&](cublasHandle_t h) {
+        cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, g.m, g.n, g.k, &one, a, g.m, b, g.k, &g.beta, c, g.m);
+        cudaStreamSynchronize(nullptr);
+      };
+      pair(("cublasSgemm " + std::to_string(g.m) + "x" + std::to_string(g.n) + "x" + std::to_string(g.k) +
+            ": handle never given a stream (direct) vs given cublasSetStream(0) (myblas column)").c_str(),
+           [&] { with(hs); }, [&] { with(h2); });
+      cudaFree(a);
+      cudaFree(b);
+      cudaFree(c);
+    }
+    cublasDestroy(h2);
+  }
+
   // SGEMM and HGEMM through cuBLAS (the shapes where auto runs cuBLAS and missed 5%).
   for (const Gemm g : {Gemm{64, 64, 64, 0.f}, Gemm{64, 64, 64, 0.5f}, Gemm{127, 129, 1031, 0.f},
                        Gemm{1024, 1024, 1024, 0.f}}) {

@@ -18,6 +18,7 @@
 #include "backends/cuda/cuda_runtime.h"
 #include "core/config.h"
 #include "core/log.h"
+#include "core/stage_clock.h"
 #include "dispatch/program_break.h"
 #include "dispatch/table_source.h"
 #include "interface/entry.h"
@@ -221,6 +222,7 @@ static bool settle_kernel(K* kernel, const GemmProblem& p, bool table_kernel, Ba
 
 void run_gemm(GemmProblem& p) {
   const auto t0 = call_start();
+  MYBLAS_STAGE_BEGIN();
   const bool gpu = gpu_available();
   if (gpu && device_memory_possible()) {  // (no CUDA context yet: every operand is host memory)
     int run_dev = -1;
@@ -232,6 +234,7 @@ void run_gemm(GemmProblem& p) {
     }
     p.device = run_dev;
   }
+  MYBLAS_STAGE(kStageLocate);
   if (!gpu && gpu_lost()) {
     const size_t es = p.elem_size();
     const bool ab = !p.scale_only();
@@ -293,6 +296,7 @@ void run_gemm(GemmProblem& p) {
   const Request req{p.routine, backend, gpu, p.any_device(), has_kernel, kernel_wins,
                     host && host->path == Path::cublas};
   const Rule& rule = choose(req);
+  MYBLAS_STAGE(kStageChoose);
   const Path path = execute(
       rule, p, routine_name(p.routine),
       [&p, kernel, hkernel](Path chosen, std::string* why) {
@@ -301,6 +305,8 @@ void run_gemm(GemmProblem& p) {
       },
       cpu_gemm);
   set_last_path(path);
+  MYBLAS_STAGE_END(strformat("%s %c%c %dx%dx%d beta%s %s", routine_name(p.routine), op_char(p.ta), op_char(p.tb), p.m,
+                             p.n, p.k, p.beta == 0.f ? "0" : "!=0", path_name(path)));
   if (verbose()) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     const std::string table_used = entry ? table_note(*table, *entry) : std::string();
@@ -316,6 +322,7 @@ void run_gemm(GemmProblem& p) {
 
 void run_gemv(GemvProblem& p) {
   const auto t0 = call_start();
+  MYBLAS_STAGE_BEGIN();
   const bool gpu = gpu_available();
   if (gpu && device_memory_possible()) {
     int run_dev = -1;
@@ -327,6 +334,7 @@ void run_gemv(GemvProblem& p) {
     }
     p.device = run_dev;
   }
+  MYBLAS_STAGE(kStageLocate);
   if (!gpu && gpu_lost()) {
     const bool ax = !p.scale_only();
     if (!operands_readable({{p.y, vec_bytes(p.len_y(), p.incy)},
@@ -372,6 +380,7 @@ void run_gemv(GemvProblem& p) {
   const Request req{Routine::sgemv, backend, gpu, p.any_device(), can, can && table_kernel,
                     host && host->path == Path::cublas};
   const Rule& rule = choose(req);
+  MYBLAS_STAGE(kStageChoose);
   const Path path = execute(
       rule, p, "sgemv",
       [&p, kernel](Path chosen, std::string* why) {
@@ -379,6 +388,8 @@ void run_gemv(GemvProblem& p) {
       },
       cpu_gemv);
   set_last_path(path);
+  MYBLAS_STAGE_END(strformat("sgemv %c %dx%d beta%s %s", op_char(p.ta), p.m, p.n, p.beta == 0.f ? "0" : "!=0",
+                             path_name(path)));
   if (verbose()) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::string detail;

@@ -11,6 +11,7 @@
 #include "backends/cuda/cuda_runtime.h"
 #include "core/config.h"
 #include "core/log.h"
+#include "core/stage_clock.h"
 #include "kernels/scale.h"
 
 namespace myblas {
@@ -234,6 +235,7 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel
     if (!matrix_in(p.a, p.mem_a, owner_a, dev, p.lda, p.a_rows(), p.a_cols(), es, true, s, &a, why) ||
         !matrix_in(p.b, p.mem_b, owner_b, dev, p.ldb, p.b_rows(), p.b_cols(), es, true, s, &b, why))
       return false;
+    MYBLAS_STAGE(kStagePrepare);
     if (kernel || hkernel) {
       GemmProblem q = p;  // the same problem on the device copies
       q.a = a.ptr;
@@ -252,6 +254,7 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel
         const HgemmKernel k = hgemm_can_implement(*hkernel, q) ? hgemm_choose(q) : *hkernel;
         MYBLAS_CUDA_TRY("launch", hgemm_run(k, q, s), hgemm_kernel_name(k));
       }
+      MYBLAS_STAGE(kStageLaunch);
     } else {
       cublasHandle_t h = cublas_handle(
           dev, s,
@@ -260,6 +263,7 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel
               : CUBLAS_PEDANTIC_MATH,
           why);
       if (!h) return false;
+      MYBLAS_STAGE(kStageHandle);
       const CublasApi* api = cublas_api(why);
       const cublasOperation_t ta = p.ta == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T;
       const cublasOperation_t tb = p.tb == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T;
@@ -282,6 +286,7 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel
                  " failed: " + api->status_string(st);
         return false;
       }
+      MYBLAS_STAGE(kStageLaunch);
     }
   }
   if (!in_place(p.mem_c, owner_c, dev)) {
@@ -309,6 +314,7 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel
       *why = note_cuda_error(e, "the GEMM on the GPU");
       return false;
     }
+    MYBLAS_STAGE(kStageSync);
   }
   return true;
 }
@@ -358,6 +364,7 @@ bool gpu_gemv(const GemvProblem& p, const SgemvKernel* kernel, std::string* why)
       x = static_cast<const float*>(xbuf.get());
       incx = p.incx > 0 ? 1 : -1;
     }
+    MYBLAS_STAGE(kStagePrepare);
     if (kernel) {
       GemvProblem q = p;  // the same problem on the device copies
       q.a = static_cast<const float*>(a.ptr);
@@ -367,9 +374,11 @@ bool gpu_gemv(const GemvProblem& p, const SgemvKernel* kernel, std::string* why)
       q.y = y;
       q.incy = incy;
       MYBLAS_CUDA_TRY("launch", sgemv_run(*kernel, q, s), sgemv_kernel_name(*kernel));
+      MYBLAS_STAGE(kStageLaunch);
     } else {
       cublasHandle_t h = cublas_handle(dev, s, CUBLAS_PEDANTIC_MATH, why);
       if (!h) return false;
+      MYBLAS_STAGE(kStageHandle);
       const CublasApi* api = cublas_api(why);
       cublasStatus_t st = fault_injected("cublas")
                               ? CUBLAS_STATUS_EXECUTION_FAILED
@@ -380,6 +389,7 @@ bool gpu_gemv(const GemvProblem& p, const SgemvKernel* kernel, std::string* why)
         *why = std::string("cublasSgemv failed: ") + api->status_string(st);
         return false;
       }
+      MYBLAS_STAGE(kStageLaunch);
     }
   }
   if (!y_here) {  // as for C: the caller's y changes only once the whole result is back
@@ -398,6 +408,7 @@ bool gpu_gemv(const GemvProblem& p, const SgemvKernel* kernel, std::string* why)
       *why = note_cuda_error(e, "the GEMV on the GPU");
       return false;
     }
+    MYBLAS_STAGE(kStageSync);
   }
   return true;
 }
