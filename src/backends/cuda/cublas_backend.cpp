@@ -96,16 +96,9 @@ bool matrix_in(const void* src, Mem mem, int owner, int device, int64_t ld, int 
   return true;
 }
 
-// HGEMM with one rounding when beta != 0. cublasGemmEx writing binary16 C rounds
-// alpha*op(A)*op(B) to binary16 before it adds beta*C; with cancellation that is many binary16
-// ulps off the once-rounded result (66x the bound at 16^3, bench/results/h100-hgemm-rounding-*).
-// So cuBLAS writes FP32 into scratch (C widened there first) and one kernel rounds it into C.
-// With beta == 0 there is nothing to add: binary16 output measured bitwise equal to this path on
-// every shape tried, split-K-prone ones included (h100-hgemm-rounding-beta0-*), and the handle
-// also forbids reduced-precision reductions, so beta == 0 calls cuBLAS directly at full speed.
 // HGEMM's FP32 result, kept per thread and device for calls on the default stream: those end
 // synchronised, so it is idle between them. Allocating it anew from the pool for each call
-// added 3-9 us to a 25-40 us call (bench/probe_call_overhead.cpp, H100, 2026-11-22). Calls
+// added 3.3-5.5 us to a 25-40 us call (bench/probe_call_overhead.cpp, H100, 2026-11-22). Calls
 // on a stream the program chose take stream-ordered scratch from the pool per call.
 constexpr size_t kKeptScratchBytes = size_t(64) << 20;
 struct ThreadScratch {
@@ -143,6 +136,13 @@ cudaError_t hgemm_scratch(int device, size_t bytes, cudaStream_t s, DeviceBuffer
   return cudaSuccess;
 }
 
+// HGEMM with one rounding when beta != 0. cublasGemmEx writing binary16 C rounds
+// alpha*op(A)*op(B) to binary16 before it adds beta*C; with cancellation that is many binary16
+// ulps off the once-rounded result (66x the bound at 16^3, bench/results/h100-hgemm-rounding-*).
+// So cuBLAS writes FP32 into scratch (C widened there first) and one kernel rounds it into C.
+// With beta == 0 there is nothing to add: binary16 output measured bitwise equal to this path on
+// every shape tried, split-K-prone ones included (h100-hgemm-rounding-beta0-*), and the handle
+// also forbids reduced-precision reductions, so beta == 0 calls cuBLAS directly at full speed.
 cublasStatus_t hgemm_round_once(const CublasApi* api, cublasHandle_t h, cublasOperation_t ta,
                                 cublasOperation_t tb, const GemmProblem& p, int device, const DevOperand& a,
                                 const DevOperand& b, uint16_t* c, int64_t ldc, cudaStream_t s,
