@@ -3,7 +3,9 @@
 // event-timed median.
 #pragma once
 #include <cublas_v2.h>
+#include <cuda.h>
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <chrono>
@@ -168,6 +170,26 @@ struct RandomSource {
 
 struct Source : RandomSource<float> {
   Source() : RandomSource<float>([](float f) { return f; }, [](float v) { return v == 0.f; }) {}
+};
+
+// The driver query libmyblas classifies a pointer with (cuPointerGetAttributes for memory type,
+// managed flag and device ordinal), for the probes that time it; false when libcuda is not
+// loaded yet or lacks it.
+struct PointerQuery {
+  using Fn = CUresult (*)(unsigned, CUpointer_attribute*, void**, CUdeviceptr);
+  Fn fn = nullptr;
+  CUpointer_attribute which[3] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                  CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
+  unsigned type = 0, managed = 0;
+  int ordinal = -1;
+  void* out[3] = {&type, &managed, &ordinal};
+  PointerQuery() {
+    if (void* cu = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD)) fn = reinterpret_cast<Fn>(dlsym(cu, "cuPointerGetAttributes"));
+  }
+  PointerQuery(const PointerQuery&) = delete;  // (out points into this object)
+  PointerQuery& operator=(const PointerQuery&) = delete;
+  explicit operator bool() const { return fn != nullptr; }
+  void operator()(const void* p) { fn(3, which, out, CUdeviceptr(p)); }
 };
 
 }  // namespace bench

@@ -10,43 +10,24 @@
 //   probe_call_overhead            the table (CSV)
 //   probe_call_overhead --once     one call of each library form (run with MYBLAS_VERBOSE=1)
 #include <cublas_v2.h>
-#include <cuda.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "kernels/scale.h"
 #include "kernels/sgemv.h"
 #include "myblas.h"
 
 namespace {
 using clk = std::chrono::steady_clock;
-
-#define CK(x)                                                                            \
-  do {                                                                                   \
-    cudaError_t e_ = (x);                                                                \
-    if (e_ != cudaSuccess) {                                                             \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                      \
-    }                                                                                    \
-  } while (0)
-#define CB(x)                                                             \
-  do {                                                                    \
-    if ((x) != CUBLAS_STATUS_SUCCESS) {                                   \
-      std::fprintf(stderr, "%s:%d %s failed\n", __FILE__, __LINE__, #x); \
-      std::exit(1);                                                       \
-    }                                                                     \
-  } while (0)
 
 double block_ns(const std::function<void()>& f, int reps) {
   const auto t0 = clk::now();
@@ -121,29 +102,22 @@ void cold_single(const char* what, const std::function<void()>& f, bool cold, in
   std::fflush(stdout);
 }
 
-std::vector<float> random_floats(size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (float& x : v) x = d(rng);
-  return v;
-}
-
-float* device_floats(size_t n, unsigned seed) {
-  const std::vector<float> h = random_floats(n, seed);
+// Device buffers of random values in [-1, 1], never 0 (bench_util.h's sources; `salt` picks
+// where in the source a buffer starts).
+float* device_floats(size_t n, unsigned salt) {
+  static const bench::Source source;
   float* d = nullptr;
   CK(cudaMalloc(&d, n * 4));
-  CK(cudaMemcpy(d, h.data(), n * 4, cudaMemcpyHostToDevice));
+  source.fill(d, n, salt);
   return d;
 }
 
-uint16_t* device_halves(size_t n, unsigned seed) {
-  const std::vector<float> f = random_floats(n, seed);
-  std::vector<uint16_t> h(n);
-  for (size_t i = 0; i < n; ++i) h[i] = myblas_float_to_half(f[i]);
+uint16_t* device_halves(size_t n, unsigned salt) {
+  static const bench::RandomSource<uint16_t> source([](float f) { return myblas_float_to_half(f); },
+                                                    [](uint16_t v) { return (v & 0x7fffu) == 0; });
   uint16_t* d = nullptr;
   CK(cudaMalloc(&d, n * 2));
-  CK(cudaMemcpy(d, h.data(), n * 2, cudaMemcpyHostToDevice));
+  source.fill(d, n, salt);
   return d;
 }
 
@@ -174,15 +148,8 @@ int main(int argc, char** argv) {
     float* p1 = device_floats(4096, 11);
     float* p2 = device_floats(4096, 12);
     float* p3 = device_floats(4096, 13);
-    void* cu = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    auto getattrs = cu ? reinterpret_cast<CUresult (*)(unsigned, CUpointer_attribute*, void**, CUdeviceptr)>(
-                             dlsym(cu, "cuPointerGetAttributes"))
-                       : nullptr;
-    CUpointer_attribute which[3] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
-                                    CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
-    unsigned type = 0, managed = 0;
-    int ordinal = -1, dev = 0;
-    void* out[3] = {&type, &managed, &ordinal};
+    bench::PointerQuery query;
+    int dev = 0;
     const int g64 = 64, g127 = 127, g129 = 129, g1031 = 1031, g256 = 256;
     const float zero = 0.f;
     float* a = device_floats(size_t(g127) * g1031, 2);
@@ -197,11 +164,11 @@ int main(int argc, char** argv) {
     p.mem_a = p.mem_x = p.mem_y = myblas::Mem::device;
     p.dev_a = p.dev_x = p.dev_y = p.device = 0;
     for (bool is_cold : {false, true}) {
-      if (getattrs)
+      if (query)
         cold_single("cuPointerGetAttributes(3 attributes) x3, three device allocations", [&] {
-          getattrs(3, which, out, CUdeviceptr(p1));
-          getattrs(3, which, out, CUdeviceptr(p2));
-          getattrs(3, which, out, CUdeviceptr(p3));
+          query(p1);
+          query(p2);
+          query(p3);
         }, is_cold);
       cold_single("cudaGetDevice x2", [&] { cudaGetDevice(&dev); cudaGetDevice(&dev); }, is_cold);
       cold_single("cudaStreamSynchronize(0), GPU idle", [] { cudaStreamSynchronize(nullptr); }, is_cold);
@@ -229,19 +196,8 @@ int main(int argc, char** argv) {
     int dev = 0;
     single("cudaGetDevice", [&] { cudaGetDevice(&dev); });
     float* dp = device_floats(1024, 1);
-    void* cu = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    auto getattrs = cu ? reinterpret_cast<CUresult (*)(unsigned, CUpointer_attribute*, void**, CUdeviceptr)>(
-                             dlsym(cu, "cuPointerGetAttributes"))
-                       : nullptr;
-    if (getattrs) {
-      CUpointer_attribute which[3] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
-                                      CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
-      unsigned type = 0, managed = 0;
-      int ordinal = -1;
-      void* out[3] = {&type, &managed, &ordinal};
-      single("cuPointerGetAttributes(3 attributes), device pointer",
-             [&] { getattrs(3, which, out, CUdeviceptr(dp)); });
-    }
+    bench::PointerQuery query;
+    if (query) single("cuPointerGetAttributes(3 attributes), device pointer", [&] { query(dp); });
     single("cublasSetMathMode + cublasSetStream(0)", [&] {
       cublasSetMathMode(hs, CUBLAS_PEDANTIC_MATH);
       cublasSetStream(hs, nullptr);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "bench_util.h"
 #include "myblas.h"
 
 namespace {
@@ -58,19 +59,10 @@ int main() {
   }
   // The plural driver query with only what classification needs (a cheaper candidate than the
   // runtime's cudaPointerGetAttributes, which asks for more).
-  auto getattrs = cu ? reinterpret_cast<CUresult (*)(unsigned, CUpointer_attribute*, void**, CUdeviceptr)>(
-                           dlsym(cu, "cuPointerGetAttributes"))
-                     : nullptr;
-  if (getattrs) {
-    CUpointer_attribute which[3] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
-                                    CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
-    unsigned type = 0, managed = 0;
-    int ordinal = -1;
-    void* out[3] = {&type, &managed, &ordinal};
-    std::printf("cuPointerGetAttributes(3 attributes) host,0,%.0f\n",
-                per_call_ns([&] { getattrs(3, which, out, CUdeviceptr(h.data())); }, 100000));
-    std::printf("cuPointerGetAttributes(3 attributes) device,0,%.0f\n",
-                per_call_ns([&] { getattrs(3, which, out, CUdeviceptr(d)); }, 100000));
+  bench::PointerQuery query;
+  if (query) {
+    std::printf("cuPointerGetAttributes(3 attributes) host,0,%.0f\n", per_call_ns([&] { query(h.data()); }, 100000));
+    std::printf("cuPointerGetAttributes(3 attributes) device,0,%.0f\n", per_call_ns([&] { query(d); }, 100000));
   }
   for (int n : {16, 64, 256}) {
     std::vector<float> a(size_t(n) * n, 0.5f), x(size_t(n), 0.25f), y(size_t(n), 1.f);
