@@ -347,9 +347,9 @@ void run_gemv(GemvProblem& p) {
   }
   const Backend backend = backend_setting();
   // Which kernel: MYBLAS_SGEMV_KERNEL when forced, else the measured table's, else our choice.
-  // (Only looked up when a GPU can run it, and only for calls a kernel could take: device
-  // operands, or MYBLAS_BACKEND=kernels; host arrays in auto mode need only the host rows.)
-  // (MYBLAS_BACKEND=cublas needs no kernel; auto mode only the one its table entry names.)
+  // Looked up only for calls a kernel could take (a GPU, and device operands or
+  // MYBLAS_BACKEND=kernels; never with MYBLAS_BACKEND=cublas), and auto mode chooses only where
+  // its table entry names a kernel. Host arrays in auto mode need only the host rows.
   const DispatchTable* table = gpu ? &dispatch_table(p.device) : nullptr;
   const bool kernel_mode = kernel_possible(gpu, backend, p.any_device()) && backend != Backend::cublas;
   const TableEntry* entry =
