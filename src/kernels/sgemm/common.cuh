@@ -246,6 +246,18 @@ class SmemLimitOnce {
   static constexpr int kDevices = 64;
   std::atomic<bool> done_[kDevices] = {};
 };
+// Adds the block's WARPS partial sums of OUT outputs, laid out warp after warp in red, into
+// red[0, OUT) in warp order (the same order every run). Every thread of the block calls it,
+// after a barrier that makes every warp's sums visible.
+template <int WARPS, int OUT, int THREADS>
+__device__ __forceinline__ void skinny_add_warp_sums(float* red) {
+  for (int q = threadIdx.x; q < OUT; q += THREADS) {
+    float v = red[q];
+#pragma unroll
+    for (int w = 1; w < WARPS; ++w) v += red[w * OUT + q];
+    red[q] = v;
+  }
+}
 
 // The end of a skinny block: its 16 x COLS sums are in shared memory, red[i*COLS + jl] for row i
 // and block column jl (the same offset in every block of a cluster). Stores them to C' (with

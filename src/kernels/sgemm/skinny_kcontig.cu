@@ -206,12 +206,7 @@ __global__ __launch_bounds__(kThreads, 2) void sgemm_skinny_kcontig_16x32(Skinny
     red[(kw * R + i) * kCols + jl0 + c] = acc[t];
   }
   __syncthreads();
-  for (int q = threadIdx.x; q < kOut; q += kThreads) {  // add the k warps in order
-    float v = red[q];
-#pragma unroll
-    for (int w = 1; w < kKWarps; ++w) v += red[w * kOut + q];
-    red[q] = v;
-  }
+  skinny_add_warp_sums<kKWarps, kOut, kThreads>(red);  // add the k warps in order
   skinny_store_block<kCols, CLUSTER>(g, red);
 }
 

@@ -120,12 +120,7 @@ __global__ __launch_bounds__(kThreads, 2) void sgemm_skinny_ncontig_16x128(Skinn
     *reinterpret_cast<float4*>(red + (warp * R + i) * kCols + lane * 4) =
         make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
   __syncthreads();
-  for (int q = threadIdx.x; q < kOut; q += kThreads) {
-    float v = red[q];
-#pragma unroll
-    for (int w = 1; w < kWarps; ++w) v += red[w * kOut + q];
-    red[q] = v;
-  }
+  skinny_add_warp_sums<kWarps, kOut, kThreads>(red);
   skinny_store_block<kCols, CLUSTER>(g, red);
 }
 
