@@ -38,7 +38,6 @@
 // If A is misaligned or lda % 4 != 0 the same kernel runs with scalar loads (a lane owns rows
 // lane, lane+32, lane+64, lane+96 of the block), still coalesced.
 #include <algorithm>
-#include <atomic>
 
 #include "kernels/sgemv/common.cuh"
 
@@ -224,26 +223,6 @@ __global__ __launch_bounds__(kThreads, PIPE ? 2 : VA ? 4 : 2) void sgemv_n_rowbl
   }
 }
 
-// Multiprocessors of the current device, cached per device.
-int sm_count() {
-  constexpr int kMaxDevices = 64;
-  static std::atomic<int> cache[kMaxDevices] = {};
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) {
-    cudaGetLastError();  // not this call's error: the launch that follows reports its own
-    return 132;
-  }
-  int sms = cache[dev].load(std::memory_order_relaxed);
-  if (!sms) {
-    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms < 1) {
-      cudaGetLastError();
-      sms = 132;
-    }
-    cache[dev].store(sms, std::memory_order_relaxed);
-  }
-  return sms;
-}
-
 using Kern = void (*)(Args, int, float*, unsigned*);
 
 // The instance for float4 loads or not (va), a cluster launch or not (cl), the pipelined stream
@@ -292,7 +271,7 @@ cudaError_t launch_n_rowblock(const GemvProblem& p, Split split, cudaStream_t s,
     constexpr int kSmallCluster = 16;
     constexpr int kLongStream = 256;  // columns per warp, configuration 1
     constexpr int kMidStream = 128;   // columns per warp, configuration 2
-    const int sms = sm_count();
+    const int sms = device_sm_count();
     const int row_blocks2 = (p.m + 2 * kRows - 1) / (2 * kRows);
     int c = cluster, rw = va && row_warps == 2 ? 2 : 1;
     if (c <= 0) {

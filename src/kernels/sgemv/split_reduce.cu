@@ -15,7 +15,6 @@
 // synchronisation. The single-pass *_lastblock kernels take their counters and partials from the
 // same pool and zero the counters with a cudaMemsetAsync per call (see common.cuh). The
 // *_cluster kernels need no scratch.
-#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -49,14 +48,6 @@ __global__ __launch_bounds__(kOut* kSplitL) void sgemv_reduce_splits_ordered(
 
 std::mutex g_mu;
 cudaMemPool_t g_pools[kMaxDevices] = {};
-int g_sms[kMaxDevices] = {};
-struct Occ {
-  const void* kernel;
-  int device, threads;
-  size_t smem;
-  int blocks;
-};
-std::vector<Occ> g_occ;
 struct ClusterLimit {
   const void* kernel;
   int device, threads, blocks;
@@ -92,20 +83,8 @@ cudaError_t device_pool(cudaMemPool_t (&pools)[kMaxDevices], uint64_t keep, cuda
 }  // namespace
 
 int device_slots(const void* kernel, int threads, size_t smem) {
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return 132 * 4;
-  std::lock_guard<std::mutex> lock(g_mu);
-  if (!g_sms[dev] && cudaDeviceGetAttribute(&g_sms[dev], cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-    g_sms[dev] = 132;
-  for (const Occ& o : g_occ)
-    if (o.kernel == kernel && o.device == dev && o.threads == threads && o.smem == smem)
-      return o.blocks * g_sms[dev];
-  int blocks = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, smem) != cudaSuccess ||
-      blocks < 1)
-    blocks = 1;
-  g_occ.push_back({kernel, dev, threads, smem, blocks});
-  return blocks * g_sms[dev];
+  const int slots = resident_blocks(kernel, threads, smem);  // (cached per kernel and device)
+  return slots > 0 ? slots : device_sm_count();              // a refused question: one block per SM
 }
 
 cudaError_t scratch_alloc(float** ptr, size_t count, cudaStream_t s) {
