@@ -7,6 +7,8 @@
  * round, as a CPU program would do it). Time is the median wall time of the call(s).
  * Output CSV: routine,path,m,n,k,time_ms,gflops   (k = 0 for SGEMV)
  * usage: bench_host LABEL [--openblas] [--max N] [--skip-hgemm]
+ *        (--trans XY: the SGEMM rows with op(A) = X, op(B) = Y in {N, T}, default NN; name the
+ *        transposes in LABEL, the CSV has no column for them)
  *        bench_host LABEL --sgemv-pair|--sgemm-pair [--max N] [--sizes 64,128,...] [--samples S] [--spin-ns NS]
  * --sgemv-pair (run with libmyblas preloaded): host-array SGEMV through the preloaded library
  * and through OpenBLAS dlopened in the same process, alternating sample by sample (S samples
@@ -93,8 +95,8 @@ static int cmp(const void *x, const void *y) {
   return a < b ? -1 : a > b;
 }
 
-/* Checks 16 sampled entries of C = A*B (n x n, column-major) in double. */
-static int check(int n, const float *a, const float *b, const float *c) {
+/* Checks 16 sampled entries of C = op(A)*op(B) (n x n, column-major) in double. */
+static int check(int n, const char *tr, const float *a, const float *b, const float *c) {
   unsigned s = 99u;
   int t, l;
   for (t = 0; t < 16; ++t) {
@@ -103,8 +105,10 @@ static int check(int n, const float *a, const float *b, const float *c) {
     s = s * 1664525u + 1013904223u; i = (int)((s >> 8) % (unsigned)n);
     s = s * 1664525u + 1013904223u; j = (int)((s >> 8) % (unsigned)n);
     for (l = 0; l < n; ++l) {
-      want += (double)a[i + (size_t)l * n] * b[l + (size_t)j * n];
-      mag += fabs((double)a[i + (size_t)l * n] * b[l + (size_t)j * n]);
+      const double x = tr[0] == 'N' ? a[i + (size_t)l * n] : a[l + (size_t)i * n];
+      const double y = tr[1] == 'N' ? b[l + (size_t)j * n] : b[j + (size_t)l * n];
+      want += x * y;
+      mag += fabs(x * y);
     }
     if (!(fabs(c[i + (size_t)j * n] - want) <= (n + 2) * 4 * 1.1920929e-7 * mag)) return 0;
   }
@@ -218,7 +222,7 @@ static int pair_bench(const char *label, int gemm, int maxn, int spin_ns, const 
     if (gemm) {
       mbgemm("N", "N", &n, &n, &n, &one, A, &n, x, &n, &zero, y, &n);
       if (last_path) path = last_path();
-      if (!check(n, A, x, y)) { fprintf(stderr, "sgemm %d: WRONG RESULT (%s)\n", n, label); return 1; }
+      if (!check(n, "NN", A, x, y)) { fprintf(stderr, "sgemm %d: WRONG RESULT (%s)\n", n, label); return 1; }
     } else {
       mb("N", &n, &n, &one, A, &n, x, &inc, &zero, y, &inc);
       if (last_path) path = last_path();
@@ -271,10 +275,12 @@ int main(int argc, char **argv) {
   static const int sizes[] = {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384};
   int pair = 0, gemm_pair = 0, spin_ns = 0, samples = 41, nsizes = 0;
   int chosen[16];
+  const char *tr = "NN";
   for (a = 2; a < argc; ++a) {
     if (!strcmp(argv[a], "--openblas")) direct = 1;
     else if (!strcmp(argv[a], "--max") && a + 1 < argc) maxn = atoi(argv[++a]);
     else if (!strcmp(argv[a], "--skip-hgemm")) skip_h = 1;
+    else if (!strcmp(argv[a], "--trans") && a + 1 < argc) tr = argv[++a];
     else if (!strcmp(argv[a], "--sgemv-pair")) pair = 1;
     else if (!strcmp(argv[a], "--sgemm-pair")) gemm_pair = 1;
     else if (!strcmp(argv[a], "--samples") && a + 1 < argc) samples = atoi(argv[++a]) > 4 ? atoi(argv[a]) : 5;
@@ -317,14 +323,14 @@ int main(int argc, char **argv) {
     const int inner = n >= 512 ? 1 : (int)(2e8 / (2.0 * n * n * n)) + 1;
     const int inner_v = n >= 8192 ? 1 : (int)(1e7 / (2.0 * n * n)) + 1;
     int q;
-    g_sgemm("N", "N", &n, &n, &n, &one, A, &n, B, &n, &zero, C, &n); /* warm-up (and GPU start) */
+    g_sgemm(tr, tr + 1, &n, &n, &n, &one, A, &n, B, &n, &zero, C, &n); /* warm-up (and GPU start) */
     for (r = 0; r < reps; ++r) {
       const double t0 = now_ms();
-      for (q = 0; q < inner; ++q) g_sgemm("N", "N", &n, &n, &n, &one, A, &n, B, &n, &zero, C, &n);
+      for (q = 0; q < inner; ++q) g_sgemm(tr, tr + 1, &n, &n, &n, &one, A, &n, B, &n, &zero, C, &n);
       t[r] = (now_ms() - t0) / inner;
     }
     qsort(t, (size_t)reps, sizeof t[0], cmp);
-    if (!check(n, A, B, C)) { fprintf(stderr, "sgemm %d: WRONG RESULT (%s)\n", n, label); return 1; }
+    if (!check(n, tr, A, B, C)) { fprintf(stderr, "sgemm %d: WRONG RESULT (%s)\n", n, label); return 1; }
     printf("sgemm,%s,%d,%d,%d,%.3f,%.1f\n", label, n, n, n, t[reps / 2], 2.0 * n * n * (double)n / t[reps / 2] / 1e6);
     fflush(stdout);
     if (g_sgemv) { /* SGEMV on the same A */
