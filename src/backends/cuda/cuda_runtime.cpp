@@ -312,6 +312,8 @@ namespace myblas {
 cudaError_t copy_matrix(void* dst, int64_t ldd, const void* src, int64_t lds, int rows, int cols,
                         size_t elem, cudaStream_t s) {
   if (rows <= 0 || cols <= 0) return cudaSuccess;
+  if (ldd == rows && lds == rows)  // one contiguous block: a plain copy, not cols rows of a 2D one
+    return cudaMemcpyAsync(dst, src, size_t(rows) * size_t(cols) * elem, cudaMemcpyDefault, s);
   return cudaMemcpy2DAsync(dst, size_t(ldd) * elem, src, size_t(lds) * elem, size_t(rows) * elem,
                            size_t(cols), cudaMemcpyDefault, s);
 }
