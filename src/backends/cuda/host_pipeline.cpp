@@ -91,7 +91,14 @@ class Pinned {
 void host_copy(void* dst, int64_t ldd, const void* src, int64_t lds, int rows, int cols, size_t es) {
   if (rows <= 0 || cols <= 0) return;
   const size_t col_bytes = size_t(rows) * es;
-  const size_t piece = size_t(1) << 20;
+  // Pieces of up to a megabyte, smaller for a block of a few MB so that every copy thread gets
+  // some (the lead panels' 4 MB row strips took 0.5-0.9 ms in 1 MB pieces: 4 threads of 16
+  // busy). A block of 512 KB or less stays on the calling thread (handing its pieces to the
+  // pool made host-array HGEMM 256^3 take 0.22-0.33 ms instead of 0.12-0.14).
+  const size_t bytes = col_bytes * size_t(cols);
+  const size_t spread = bytes / (4 * std::max<size_t>(1, pool_threads()));  // ~4 pieces a thread
+  const size_t piece =
+      bytes <= (size_t(512) << 10) ? bytes : std::clamp(spread, size_t(64) << 10, size_t(1) << 20);
   const size_t per_col = std::max<size_t>(1, (col_bytes + piece - 1) / piece);  // pieces per column
   const size_t cols_per_task = per_col > 1 ? 1 : std::max<size_t>(1, piece / col_bytes);
   const size_t col_tasks = (size_t(cols) + cols_per_task - 1) / cols_per_task;
@@ -130,14 +137,14 @@ size_t memory_budget() {
 struct PipelineStreams {
   cudaStream_t stream[2] = {nullptr, nullptr};
   cudaEvent_t done[2] = {nullptr, nullptr};    // a slot's tile is complete
-  cudaEvent_t a_free[2] = {nullptr, nullptr};  // the upload from a staging buffer of A is complete
+  cudaEvent_t staged[2] = {nullptr, nullptr};  // uploads from a set of pinned staging buffers are done
   uint64_t context = 0;                        // id of the context they belong to (0: unknown)
 
   bool empty() const { return stream[0] == nullptr; }
   void destroy() {
     for (int i = 0; i < 2; ++i) {
       if (done[i]) cudaEventDestroy(done[i]);
-      if (a_free[i]) cudaEventDestroy(a_free[i]);
+      if (staged[i]) cudaEventDestroy(staged[i]);
       if (stream[i]) cudaStreamDestroy(stream[i]);
     }
     *this = PipelineStreams{};
@@ -147,7 +154,7 @@ struct PipelineStreams {
     for (int i = 0; i < 2 && e == cudaSuccess; ++i) {
       e = cudaStreamCreateWithFlags(&stream[i], cudaStreamNonBlocking);
       if (e == cudaSuccess) e = cudaEventCreateWithFlags(&done[i], cudaEventDisableTiming);
-      if (e == cudaSuccess) e = cudaEventCreateWithFlags(&a_free[i], cudaEventDisableTiming);
+      if (e == cudaSuccess) e = cudaEventCreateWithFlags(&staged[i], cudaEventDisableTiming);
     }
     if (e != cudaSuccess) destroy();
     return e;
@@ -193,11 +200,13 @@ void discard_streams(int dev) {
 // One of the two pipeline slots: its stream, device buffers and pinned staging.
 struct Slot {
   cudaStream_t stream = nullptr;
-  cudaEvent_t done = nullptr;
+  cudaEvent_t done = nullptr;    // the slot's tile is complete, its C in pc
+  cudaEvent_t staged = nullptr;  // the uploads from pa and pb are done: they can be refilled
   DeviceBuffer a, b, c;
   Pinned pa, pb, pc;
-  bool busy = false;  // has a tile in flight whose C must be copied out
-  int i0 = 0, mb = 0, j = 0;
+  bool busy = false;            // has a tile in flight whose C must be copied out
+  bool staged_pending = false;  // `staged` covers uploads from pa/pb (else they were never used)
+  int i0 = 0, mb = 0, j = 0;    // its tile: rows [i0, i0 + mb) of C in panel j
 };
 
 }  // namespace
@@ -272,6 +281,7 @@ bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::st
     for (int i = 0; i < 2; ++i) {
       slots[i].stream = streams->stream[i];
       slots[i].done = streams->done[i];
+      slots[i].staged = streams->staged[i];
     }
   for (Slot& s : slots) {
     if (!ok) break;
@@ -292,88 +302,195 @@ bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::st
     else
       host_copy(pinned, k, static_cast<const unsigned char*>(p.a) + size_t(i0) * p.lda * es, p.lda, k, rows, es);
   };
+  // All of op(A) goes up once, in chunks of its k range (op(A)'s columns) through two pinned
+  // buffers, so that the host copy of one chunk overlaps the upload of the other. SGEMM does
+  // not wait for the last chunk to start multiplying: the first panel of each slot (the "lead"
+  // panels) is multiplied chunk by chunk as A arrives, C_lead (+)= op(A)[:, kc] * op(B)[kc, lead],
+  // on the second stream while the first one uploads the next chunk and its rows of the lead
+  // panels' B. Before, the GPU idled through the whole upload of A (256 MB at 8192^2, about
+  // 7 ms of a 32 ms call). HGEMM keeps one product per tile: a binary16 C accumulated over k
+  // chunks would be rounded once per chunk instead of once.
   DeviceBuffer a_all;
-  // All of op(A), uploaded once in 32 MB chunks through two pinned buffers, so that the host
-  // copy of one chunk overlaps the upload of the other. Nothing waits for the last chunk here:
-  // slot 0's stream has the upload queued ahead of its first tile, slot 1 waits for an event,
-  // and the host goes on to stage the first B panels meanwhile.
   Pinned a_stage[2];
-  cudaEvent_t a_free[2] = {nullptr, nullptr};  // the upload from a_stage[i] has completed
+  int first_tile = 0;  // the main loop's first tile (the lead panels come before it)
   if (ok && row_blocks == 1) {
-    a_free[0] = streams->a_free[0];
-    a_free[1] = streams->a_free[1];
-    const int chunk = std::max(1, int((size_t(32) << 20) / (size_t(p.a_rows()) * es)));
-    const size_t chunk_bytes = size_t(p.a_rows()) * std::min(chunk, p.a_cols()) * es;
-    if (check("alloc", a_all.allocate(a_bytes, slots[0].stream), "device memory for A") &&
-        check("pin", a_stage[0].acquire(chunk_bytes), "pinned memory") &&
-        check("pin", a_stage[1].acquire(chunk_bytes), "pinned memory")) {
-      for (int c0 = 0, i = 0; ok && c0 < p.a_cols(); c0 += chunk, ++i) {
-        const int b = i % 2, cols = std::min(chunk, p.a_cols() - c0);
-        if (i >= 2 && !check("sync", cudaEventSynchronize(a_free[b]), "uploading A")) break;
-        host_copy(a_stage[b].get(), p.a_rows(), static_cast<const unsigned char*>(p.a) + size_t(c0) * p.lda * es,
-                  p.lda, p.a_rows(), cols, es);
-        if (!check("copy", cudaMemcpyAsync(static_cast<unsigned char*>(a_all.get()) + size_t(c0) * p.a_rows() * es,
-                                           a_stage[b].get(), size_t(p.a_rows()) * cols * es,
-                                           cudaMemcpyHostToDevice, slots[0].stream), "uploading A") ||
-            !check("sync", cudaEventRecord(a_free[b], slots[0].stream), "cudaEventRecord"))
-          break;
+    const cudaStream_t up = slots[0].stream, mm = slots[1].stream;
+    // chunk_up[i % 2]: chunk i's uploads (from a_stage[i % 2], and its B rows) are done. These are
+    // the slots' `staged` events, free until the main loop.
+    const cudaEvent_t chunk_up[2] = {slots[0].staged, slots[1].staged};
+    // About 32 MB of op(A) per chunk; less under a small memory budget (the tests' budgets
+    // reach several chunks with small matrices).
+    const size_t chunk_bytes = std::max<size_t>(std::min<size_t>(size_t(32) << 20, budget / 16), 1);
+    int kc = std::min(k, int(std::max<size_t>(1, chunk_bytes / (size_t(m) * es))));
+    if (kc >= 128 && kc < k) kc = kc / 64 * 64;
+    // Lead panels: the first panel of each slot, when A comes in more than one chunk (with one
+    // there is nothing to overlap, and the two slots' first products keep their own streams).
+    // Twice as wide, lead panels measured at most 1 ms faster at 8192^3, and 2.5x slower at
+    // 16384^3, where their larger pinned buffers no longer stayed cached.
+    const int lead = p.routine == Routine::sgemm && kc < k ? std::min(2, panels) : 0;
+    const size_t stage_bytes = size_t(m) * size_t(kc) * es;
+    const unsigned char* a_src = static_cast<const unsigned char*>(p.a);
+    const unsigned char* b_src = static_cast<const unsigned char*>(p.b);
+    if (check("alloc", a_all.allocate(a_bytes, up), "device memory for A") &&
+        check("pin", a_stage[0].acquire(stage_bytes), "pinned memory") &&
+        check("pin", a_stage[1].acquire(stage_bytes), "pinned memory")) {
+      unsigned char* a_dev = static_cast<unsigned char*>(a_all.get());
+      for (int s = 0; ok && s < lead; ++s) {  // the lead panels' C, when beta reads it
+        Slot& sl = slots[s];
+        sl.j = s;
+        sl.i0 = 0;
+        sl.mb = m;
+        const int cols = std::min(nb, n - s * nb);
+        if (p.beta == 0.f) continue;
+        host_copy(sl.pc.get(), m, static_cast<const unsigned char*>(p.c) + size_t(s) * nb * size_t(p.ldc) * es,
+                  p.ldc, m, cols, es);
+        check("copy", cudaMemcpyAsync(sl.c.get(), sl.pc.get(), size_t(m) * cols * es, cudaMemcpyHostToDevice, up),
+              "upload");
       }
-      if (ok) check("sync", cudaEventRecord(slots[0].done, slots[0].stream), "cudaEventRecord");
-      if (ok) check("sync", cudaStreamWaitEvent(slots[1].stream, slots[0].done, 0), "cudaStreamWaitEvent");
+      for (int k0 = 0, i = 0; ok && k0 < k; k0 += kc, ++i) {
+        const int b = i % 2, kl = std::min(kc, k - k0);
+        if (i >= 2 && !check("sync", cudaEventSynchronize(chunk_up[b]), "uploading A")) break;
+        // op(A)[:, k0:k0+kl]. N: stored columns k0.., contiguous in A's device copy (m x k);
+        // T: stored rows k0.. of the k x m matrix, placed with A's pitch k.
+        cudaError_t e;
+        if (p.ta == Op::N) {
+          host_copy(a_stage[b].get(), m, a_src + size_t(k0) * p.lda * es, p.lda, m, kl, es);
+          e = copy_matrix(a_dev + size_t(k0) * m * es, m, a_stage[b].get(), m, m, kl, es, up);
+        } else {
+          host_copy(a_stage[b].get(), kl, a_src + size_t(k0) * es, p.lda, kl, m, es);
+          e = copy_matrix(a_dev + size_t(k0) * es, k, a_stage[b].get(), kl, kl, m, es, up);
+        }
+        if (!check("copy", e, "uploading A")) break;
+        // Rows k0.. of op(B) for each lead panel, at their place in the slot's panel layout
+        // (N: k x cols, pitch k; T: cols x k, pitch cols; as the main loop stages panels).
+        for (int s = 0; ok && s < lead; ++s) {
+          Slot& sl = slots[s];
+          const int j0 = s * nb, cols = std::min(nb, n - j0);
+          unsigned char* pb = static_cast<unsigned char*>(sl.pb.get());
+          unsigned char* db = static_cast<unsigned char*>(sl.b.get());
+          if (p.tb == Op::N) {
+            host_copy(pb + size_t(k0) * es, k, b_src + (size_t(j0) * p.ldb + size_t(k0)) * es, p.ldb, kl, cols, es);
+            e = copy_matrix(db + size_t(k0) * es, k, pb + size_t(k0) * es, k, kl, cols, es, up);
+          } else {
+            host_copy(pb + size_t(k0) * cols * es, cols, b_src + (size_t(k0) * p.ldb + size_t(j0)) * es, p.ldb, cols,
+                      kl, es);
+            e = copy_matrix(db + size_t(k0) * cols * es, cols, pb + size_t(k0) * cols * es, cols, cols, kl, es, up);
+          }
+          check("copy", e, "upload");
+        }
+        if (!ok || !check("sync", cudaEventRecord(chunk_up[b], up), "cudaEventRecord") ||
+            !check("sync", cudaStreamWaitEvent(mm, chunk_up[b], 0), "cudaStreamWaitEvent"))
+          break;
+        for (int s = 0; s < lead; ++s) {
+          Slot& sl = slots[s];
+          const int cols = std::min(nb, n - s * nb);
+          GemmProblem q = p;  // this chunk of a lead panel, all operands on the device
+          q.n = cols;
+          q.k = kl;
+          q.beta = k0 == 0 ? p.beta : 1.f;
+          q.a = a_dev + (p.ta == Op::N ? size_t(k0) * m : size_t(k0)) * es;
+          q.lda = p.ta == Op::N ? m : k;
+          q.b = static_cast<unsigned char*>(sl.b.get()) + (p.tb == Op::N ? size_t(k0) : size_t(k0) * cols) * es;
+          q.ldb = p.tb == Op::N ? k : cols;
+          q.c = sl.c.get();
+          q.ldc = m;
+          q.mem_a = q.mem_b = q.mem_c = Mem::device;
+          q.dev_a = q.dev_b = q.dev_c = q.device = dev;
+          set_thread_stream(mm);
+          std::string chunk_why;
+          const bool chunk_ok = cublas_gemm(q, &chunk_why);
+          set_thread_stream(saved_stream);
+          if (!chunk_ok) {
+            if (ok) *why = chunk_why;
+            ok = false;
+            break;
+          }
+          if (k0 + kl < k) continue;
+          // Its last chunk: the panel goes down now, ahead of the other lead panel's last product.
+          if (!check("copy", cudaMemcpyAsync(sl.pc.get(), sl.c.get(), size_t(m) * cols * es, cudaMemcpyDeviceToHost, mm),
+                     "download") ||
+              !check("sync", cudaEventRecord(sl.done, mm), "cudaEventRecord"))
+            break;
+          sl.busy = true;
+        }
+      }
+      for (int s = 0; ok && s < lead; ++s) {  // the lead panels' B rows went up from pb
+        slots[s].staged_pending = true;
+        check("sync", cudaEventRecord(slots[s].staged, up), "cudaEventRecord");
+      }
+      first_tile = lead;
+      // Without lead panels the second stream's first tile waits for all of A.
+      if (ok && lead == 0) check("sync", cudaEventRecord(slots[0].done, up), "cudaEventRecord");
+      if (ok && lead == 0) check("sync", cudaStreamWaitEvent(mm, slots[0].done, 0), "cudaStreamWaitEvent");
     }
   }
-
-  for (int t = 0; ok && t < panels * row_blocks; ++t) {
+  for (int t = first_tile; ok && t < panels * row_blocks; ++t) {
     Slot& s = slots[t % 2];
-    retire(s);
-    if (!ok) break;
-    s.j = t / row_blocks;
-    s.i0 = (t % row_blocks) * mb;
-    s.mb = std::min(mb, m - s.i0);
-    const int j0 = s.j * nb, cols = std::min(nb, n - j0);
-    // Stage op(B)'s columns [j0, j0+cols): N: a k x cols block; T: a cols x k block.
+    const int j = t / row_blocks, i0 = (t % row_blocks) * mb, rows = std::min(mb, m - i0);
+    const int j0 = j * nb, cols = std::min(nb, n - j0);
+    // This tile's B (and A block) are staged as soon as the slot's pinned buffers have gone up,
+    // and uploaded behind the slot's previous tile, before the host waits for that tile's C:
+    // the GPU then has them while the host copies the previous C out (after the lead panels
+    // it would otherwise idle through both host copies).
+    if (s.staged_pending && !check("sync", cudaEventSynchronize(s.staged), "the pipelined GEMM")) break;
+    // op(B)'s columns [j0, j0+cols): N: a k x cols block; T: a cols x k block.
     const int b_ld = p.tb == Op::N ? k : cols;
     if (p.tb == Op::N)
       host_copy(s.pb.get(), k, static_cast<const unsigned char*>(p.b) + size_t(j0) * p.ldb * es, p.ldb, k, cols, es);
     else
       host_copy(s.pb.get(), cols, static_cast<const unsigned char*>(p.b) + size_t(j0) * es, p.ldb, cols, k, es);
-    const unsigned char* c_src = static_cast<const unsigned char*>(p.c) + (size_t(j0) * p.ldc + size_t(s.i0)) * es;
-    if (p.beta != 0.f) host_copy(s.pc.get(), s.mb, c_src, p.ldc, s.mb, cols, es);
+    if (row_blocks > 1) stage_a(s.pa.get(), i0, rows);
+    // (The slot's previous tile may have run on the other stream: a lead panel.)
+    if (s.busy && !check("sync", cudaStreamWaitEvent(s.stream, s.done, 0), "cudaStreamWaitEvent")) break;
     const void* a_dev = a_all.get();
     int a_ld = p.a_rows();
     if (row_blocks > 1) {
-      stage_a(s.pa.get(), s.i0, s.mb);
-      a_ld = p.ta == Op::N ? s.mb : k;
-      if (!check("copy", cudaMemcpyAsync(s.a.get(), s.pa.get(), size_t(s.mb) * k * es, cudaMemcpyHostToDevice, s.stream), "upload"))
+      a_ld = p.ta == Op::N ? rows : k;
+      if (!check("copy", cudaMemcpyAsync(s.a.get(), s.pa.get(), size_t(rows) * k * es, cudaMemcpyHostToDevice, s.stream), "upload"))
         break;
       a_dev = s.a.get();
     }
-    if (!check("copy", cudaMemcpyAsync(s.b.get(), s.pb.get(), size_t(k) * cols * es, cudaMemcpyHostToDevice, s.stream), "upload"))
+    if (!check("copy", cudaMemcpyAsync(s.b.get(), s.pb.get(), size_t(k) * cols * es, cudaMemcpyHostToDevice, s.stream), "upload") ||
+        !check("sync", cudaEventRecord(s.staged, s.stream), "cudaEventRecord"))
       break;
-    if (p.beta != 0.f &&
-        !check("copy", cudaMemcpyAsync(s.c.get(), s.pc.get(), size_t(s.mb) * cols * es, cudaMemcpyHostToDevice, s.stream), "upload"))
-      break;
+    s.staged_pending = true;
     GemmProblem q = p;  // this tile, all operands on the device
-    q.m = s.mb;
+    q.m = rows;
     q.n = cols;
     q.a = a_dev;
     q.lda = a_ld;
     q.b = s.b.get();
     q.ldb = b_ld;
     q.c = s.c.get();
-    q.ldc = s.mb;
+    q.ldc = rows;
     q.mem_a = q.mem_b = q.mem_c = Mem::device;
     q.dev_a = q.dev_b = q.dev_c = q.device = dev;
-    set_thread_stream(s.stream);  // cublas_gemm enqueues on it and returns without waiting
-    std::string tile_why;
-    const bool tile_ok = cublas_gemm(q, &tile_why);
-    set_thread_stream(saved_stream);
-    if (!tile_ok) {
-      if (ok) *why = tile_why;
-      ok = false;
-      break;
+    auto multiply = [&]() {
+      set_thread_stream(s.stream);  // cublas_gemm enqueues on it and returns without waiting
+      std::string tile_why;
+      const bool tile_ok = cublas_gemm(q, &tile_why);
+      set_thread_stream(saved_stream);
+      if (!tile_ok && ok) *why = tile_why;
+      if (!tile_ok) ok = false;
+      return tile_ok;
+    };
+    // With beta == 0 the product is queued now, before the host copies the slot's previous C
+    // out of pc (only this tile's download into pc must wait for that); with beta != 0 it needs
+    // this tile's C, which goes up through pc after that copy.
+    if (p.beta == 0.f && !multiply()) break;
+    retire(s);
+    if (!ok) break;
+    s.j = j;
+    s.i0 = i0;
+    s.mb = rows;
+    if (p.beta != 0.f) {
+      host_copy(s.pc.get(), rows, static_cast<const unsigned char*>(p.c) + (size_t(j0) * p.ldc + size_t(i0)) * es, p.ldc,
+                rows, cols, es);
+      if (!check("copy", cudaMemcpyAsync(s.c.get(), s.pc.get(), size_t(rows) * cols * es, cudaMemcpyHostToDevice, s.stream), "upload") ||
+          !multiply())
+        break;
     }
-    if (!check("copy", cudaMemcpyAsync(s.pc.get(), s.c.get(), size_t(s.mb) * cols * es, cudaMemcpyDeviceToHost, s.stream), "download") ||
+    if (!check("copy", cudaMemcpyAsync(s.pc.get(), s.c.get(), size_t(rows) * cols * es, cudaMemcpyDeviceToHost, s.stream), "download") ||
         !check("sync", cudaEventRecord(s.done, s.stream), "cudaEventRecord"))
       break;
     s.busy = true;
