@@ -100,7 +100,7 @@ void gemm_f32(const GemmProblem& p, const float* a, int64_t lda, const float* b,
   }
   const char ta = op_char(p.ta), tb = op_char(p.tb);
   const int ilda = int(lda), ildb = int(ldb), ildc = int(ldc);
-  cpu_blas().sgemm(&ta, &tb, &p.m, &p.n, &p.k, &p.alpha, a, &ilda, b, &ildb, &beta, c, &ildc, 1, 1);
+  cpu_blas().sgemm(&ta, &tb, &p.m, &p.n, &p.k, &p.alpha, a, &ilda, b, &ildb, &beta, c, &ildc);
 }
 
 // hgemm on the CPU: widen to FP32, sgemm, round back once.
@@ -203,7 +203,7 @@ bool cpu_gemv(const GemvProblem& p, std::string* why) {
     const float one = 1.f;
     const int ilda = int(a.ld);
     cpu_blas().sgemv(&t, &p.m, &p.n, &p.alpha, static_cast<const float*>(a.ptr), &ilda, x, &incx,
-                     &one, y, &incy, 1);
+                     &one, y, &incy);
   }
   if (y_packed_here) {
     const int64_t step = p.incy < 0 ? -int64_t(p.incy) : p.incy;

@@ -1,6 +1,7 @@
 #include "backends/cpu/cpu_blas.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 
 #include <cstdint>
 
@@ -56,6 +57,35 @@ void builtin_sgemv(const char* t, const int* pm, const int* pn, const float* alp
   }
 }
 
+// Calls hold this shared; the fork's prepare handler takes it exclusively (writers preferred, so
+// threads that keep calling cannot starve a fork), the parent releases it, and the child, the
+// only thread left and not the one whose id the lock holds, starts from a fresh lock.
+pthread_rwlock_t g_fork_lock;
+
+void init_fork_lock() {
+  pthread_rwlockattr_t attr;
+  pthread_rwlockattr_init(&attr);
+  pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+  pthread_rwlock_init(&g_fork_lock, &attr);
+  pthread_rwlockattr_destroy(&attr);
+}
+
+// Registered after the CPU BLAS was loaded: prepare handlers run in reverse order, so this one
+// (no call in flight any more) runs before OpenBLAS's own, which stops its thread pool.
+void register_fork_guard() {
+  init_fork_lock();
+  pthread_atfork([] { pthread_rwlock_wrlock(&g_fork_lock); }, [] { pthread_rwlock_unlock(&g_fork_lock); },
+                 init_fork_lock);
+}
+
+class InCall {
+ public:
+  InCall() { pthread_rwlock_rdlock(&g_fork_lock); }
+  ~InCall() { pthread_rwlock_unlock(&g_fork_lock); }
+  InCall(const InCall&) = delete;
+  InCall& operator=(const InCall&) = delete;
+};
+
 CpuBlas load() {
   CpuBlas cb;
   const std::string& wanted = config().cpu_blas;
@@ -82,13 +112,13 @@ CpuBlas load() {
       dlclose(h);
       break;
     }
-    cb.sgemm = g;
-    cb.sgemv = v;
+    cb.sgemm_ptr = g;
+    cb.sgemv_ptr = v;
     cb.name = name;
     return cb;
   }
-  cb.sgemm = builtin_sgemm;
-  cb.sgemv = builtin_sgemv;
+  cb.sgemm_ptr = builtin_sgemm;
+  cb.sgemv_ptr = builtin_sgemv;
   cb.name = "built-in";
   return cb;
 }
@@ -96,8 +126,25 @@ CpuBlas load() {
 }  // namespace
 
 const CpuBlas& cpu_blas() {
-  static const CpuBlas cb = load();
+  static const CpuBlas cb = [] {
+    CpuBlas loaded = load();
+    register_fork_guard();
+    return loaded;
+  }();
   return cb;
+}
+
+void CpuBlas::sgemm(const char* ta, const char* tb, const int* m, const int* n, const int* k, const float* alpha,
+                    const float* a, const int* lda, const float* b, const int* ldb, const float* beta, float* c,
+                    const int* ldc) const {
+  const InCall in_call;
+  sgemm_ptr(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
+}
+
+void CpuBlas::sgemv(const char* t, const int* m, const int* n, const float* alpha, const float* a, const int* lda,
+                    const float* x, const int* incx, const float* beta, float* y, const int* incy) const {
+  const InCall in_call;
+  sgemv_ptr(t, m, n, alpha, a, lda, x, incx, beta, y, incy, 1);
 }
 
 }  // namespace myblas

@@ -13,10 +13,21 @@ using sgemv_fn = void (*)(const char*, const int*, const int*, const float*, con
                           const int*, const float*, const int*, const float*, float*, const int*,
                           size_t);
 
+// Calls go through sgemm()/sgemv(), which keep the process from forking while they run: a
+// fork taken while another thread was inside a threaded OpenBLAS call left the child's copy of
+// OpenBLAS waiting for workers that do not exist in it (reliability.fork_cpu.WhileThreadsCall
+// hung in exec_blas_async, 2-core Debian 12, OpenBLAS 0.3.21). A pthread_atfork handler waits
+// for the calls in flight and holds new ones back until the fork is done.
 struct CpuBlas {
-  sgemm_fn sgemm = nullptr;  // never null: the built-in loops stand in if loading failed
-  sgemv_fn sgemv = nullptr;
-  std::string name;          // the library file, or "built-in" when none could be loaded
+  sgemm_fn sgemm_ptr = nullptr;  // never null: the built-in loops stand in if loading failed
+  sgemv_fn sgemv_ptr = nullptr;
+  std::string name;              // the library file, or "built-in" when none could be loaded
+
+  void sgemm(const char* ta, const char* tb, const int* m, const int* n, const int* k, const float* alpha,
+             const float* a, const int* lda, const float* b, const int* ldb, const float* beta, float* c,
+             const int* ldc) const;
+  void sgemv(const char* t, const int* m, const int* n, const float* alpha, const float* a, const int* lda,
+             const float* x, const int* incx, const float* beta, float* y, const int* incy) const;
 };
 
 const CpuBlas& cpu_blas();
