@@ -295,6 +295,32 @@ bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::st
           check("pin", s.pa.acquire(size_t(mb) * k * es), "pinned memory")))
       break;
   }
+  // Queues C_tile := alpha*op(A_tile)*op(B_tile) + beta*C_tile on `stream` (cublas_gemm returns
+  // without waiting), every operand in device memory, C_tile rows x cols with leading dimension
+  // rows. False, with *why, when cuBLAS refused.
+  auto multiply = [&](cudaStream_t stream, int rows, int cols, int depth, float beta, const void* a, int lda,
+                      const void* b, int ldb, void* c) {
+    GemmProblem q = p;
+    q.m = rows;
+    q.n = cols;
+    q.k = depth;
+    q.beta = beta;
+    q.a = a;
+    q.lda = lda;
+    q.b = b;
+    q.ldb = ldb;
+    q.c = c;
+    q.ldc = rows;
+    q.mem_a = q.mem_b = q.mem_c = Mem::device;
+    q.dev_a = q.dev_b = q.dev_c = q.device = dev;
+    set_thread_stream(stream);
+    std::string tile_why;
+    const bool tile_ok = cublas_gemm(q, &tile_why);
+    set_thread_stream(saved_stream);
+    if (!tile_ok && ok) *why = tile_why;
+    if (!tile_ok) ok = false;
+    return tile_ok;
+  };
   // op(A) rows [i0, i0+rows) as stored: N: a rows x k block; T: a k x rows block.
   auto stage_a = [&](void* pinned, int i0, int rows) {
     if (p.ta == Op::N)
@@ -384,27 +410,13 @@ bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::st
         for (int s = 0; s < lead; ++s) {
           Slot& sl = slots[s];
           const int cols = std::min(nb, n - s * nb);
-          GemmProblem q = p;  // this chunk of a lead panel, all operands on the device
-          q.n = cols;
-          q.k = kl;
-          q.beta = k0 == 0 ? p.beta : 1.f;
-          q.a = a_dev + (p.ta == Op::N ? size_t(k0) * m : size_t(k0)) * es;
-          q.lda = p.ta == Op::N ? m : k;
-          q.b = static_cast<unsigned char*>(sl.b.get()) + (p.tb == Op::N ? size_t(k0) : size_t(k0) * cols) * es;
-          q.ldb = p.tb == Op::N ? k : cols;
-          q.c = sl.c.get();
-          q.ldc = m;
-          q.mem_a = q.mem_b = q.mem_c = Mem::device;
-          q.dev_a = q.dev_b = q.dev_c = q.device = dev;
-          set_thread_stream(mm);
-          std::string chunk_why;
-          const bool chunk_ok = cublas_gemm(q, &chunk_why);
-          set_thread_stream(saved_stream);
-          if (!chunk_ok) {
-            if (ok) *why = chunk_why;
-            ok = false;
+          // This chunk of the lead panel: beta on the first, then accumulate.
+          const unsigned char* a_chunk = a_dev + (p.ta == Op::N ? size_t(k0) * m : size_t(k0)) * es;
+          const unsigned char* b_chunk =
+              static_cast<unsigned char*>(sl.b.get()) + (p.tb == Op::N ? size_t(k0) : size_t(k0) * cols) * es;
+          if (!multiply(mm, m, cols, kl, k0 == 0 ? p.beta : 1.f, a_chunk, p.ta == Op::N ? m : k, b_chunk,
+                        p.tb == Op::N ? k : cols, sl.c.get()))
             break;
-          }
           if (k0 + kl < k) continue;
           // Its last chunk: the panel goes down now, ahead of the other lead panel's last product.
           if (!check("copy", cudaMemcpyAsync(sl.pc.get(), sl.c.get(), size_t(m) * cols * es, cudaMemcpyDeviceToHost, mm),
@@ -454,30 +466,11 @@ bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::st
         !check("sync", cudaEventRecord(s.staged, s.stream), "cudaEventRecord"))
       break;
     s.staged_pending = true;
-    GemmProblem q = p;  // this tile, all operands on the device
-    q.m = rows;
-    q.n = cols;
-    q.a = a_dev;
-    q.lda = a_ld;
-    q.b = s.b.get();
-    q.ldb = b_ld;
-    q.c = s.c.get();
-    q.ldc = rows;
-    q.mem_a = q.mem_b = q.mem_c = Mem::device;
-    q.dev_a = q.dev_b = q.dev_c = q.device = dev;
-    auto multiply = [&]() {
-      set_thread_stream(s.stream);  // cublas_gemm enqueues on it and returns without waiting
-      std::string tile_why;
-      const bool tile_ok = cublas_gemm(q, &tile_why);
-      set_thread_stream(saved_stream);
-      if (!tile_ok && ok) *why = tile_why;
-      if (!tile_ok) ok = false;
-      return tile_ok;
-    };
+    auto multiply_tile = [&] { return multiply(s.stream, rows, cols, k, p.beta, a_dev, a_ld, s.b.get(), b_ld, s.c.get()); };
     // With beta == 0 the product is queued now, before the host copies the slot's previous C
     // out of pc (only this tile's download into pc must wait for that); with beta != 0 it needs
     // this tile's C, which goes up through pc after that copy.
-    if (p.beta == 0.f && !multiply()) break;
+    if (p.beta == 0.f && !multiply_tile()) break;
     retire(s);
     if (!ok) break;
     s.j = j;
@@ -487,7 +480,7 @@ bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::st
       host_copy(s.pc.get(), rows, static_cast<const unsigned char*>(p.c) + (size_t(j0) * p.ldc + size_t(i0)) * es, p.ldc,
                 rows, cols, es);
       if (!check("copy", cudaMemcpyAsync(s.c.get(), s.pc.get(), size_t(rows) * cols * es, cudaMemcpyHostToDevice, s.stream), "upload") ||
-          !multiply())
+          !multiply_tile())
         break;
     }
     if (!check("copy", cudaMemcpyAsync(s.pc.get(), s.c.get(), size_t(rows) * cols * es, cudaMemcpyDeviceToHost, s.stream), "download") ||
