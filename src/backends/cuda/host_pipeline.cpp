@@ -452,8 +452,10 @@ bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::st
     else
       host_copy(s.pb.get(), cols, static_cast<const unsigned char*>(p.b) + size_t(j0) * es, p.ldb, cols, k, es);
     if (row_blocks > 1) stage_a(s.pa.get(), i0, rows);
-    // (The slot's previous tile may have run on the other stream: a lead panel.)
-    if (s.busy && !check("sync", cudaStreamWaitEvent(s.stream, s.done, 0), "cudaStreamWaitEvent")) break;
+    // A slot's previous tile runs on its own stream, ahead of these uploads, except a lead panel
+    // (second stream): only then does the stream wait for it.
+    if (s.busy && t - 2 < first_tile && !check("sync", cudaStreamWaitEvent(s.stream, s.done, 0), "cudaStreamWaitEvent"))
+      break;
     const void* a_dev = a_all.get();
     int a_ld = p.a_rows();
     if (row_blocks > 1) {
