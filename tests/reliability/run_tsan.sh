@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ThreadSanitizer run: libmyblas and tests/reliability/test_stress built with gcc
+# ThreadSanitizer run: libmyblas and tests/reliability/test_stress (and tests/core/test_thread_pool) built with gcc
 # -fsanitize=thread in build-tsan/, then 16 threads x MYBLAS_STRESS_CALLS (default 10,000)
 # mixed calls on the CPU path. OpenBLAS stays uninstrumented: see tsan.supp. Exits non-zero
 # on a test failure or on any (unsuppressed) ThreadSanitizer report.
@@ -14,8 +14,15 @@ cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMYBLAS_BUILD_BENCH=
       -DCMAKE_CUDA_ARCHITECTURES=90a-real \
       -DCMAKE_C_FLAGS=-fsanitize=thread -DCMAKE_CXX_FLAGS=-fsanitize=thread \
       -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread >/dev/null
-cmake --build build-tsan -j"$jobs" --target test_stress
+cmake --build build-tsan -j"$jobs" --target test_stress test_thread_pool
 # halt_on_error: the first report fails the run (exit 66) with its stacks on stderr.
 MYBLAS_BACKEND=cpu \
 TSAN_OPTIONS="suppressions=$PWD/tests/reliability/tsan.supp:halt_on_error=1:exitcode=66:print_suppressions=0" \
   build-tsan/tests/reliability/test_stress --gtest_filter=Stress.HostOperands
+# The host copy pool on its own, spinning workers and sleeping ones (TSan cannot follow a
+# fork child of a threaded process: the fork case runs in the plain build only).
+for spin in 200 0; do
+  MYBLAS_COPY_THREADS=8 MYBLAS_COPY_SPIN_US=$spin \
+  TSAN_OPTIONS="halt_on_error=1:exitcode=66" \
+    build-tsan/tests/core/test_thread_pool --gtest_filter=-*Fork* --gtest_brief=1
+done

@@ -239,6 +239,9 @@ bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::st
     *why = note_cuda_error(cudaGetLastError(), "cudaGetDevice");
     return false;
   }
+  // The copy threads wait for this call's copies spinning, not sleeping: they come every
+  // 50-500 us, and waking sleeping threads for each made 2 MB copies take 340 us, not 40.
+  PoolAwake copy_threads_awake;
   Slot slots[2];
   // Tiles whose result is in the caller's C. With row blocks, a panel's tiles are copied out
   // one by one, so after a failure a panel can be partly final: the caller must redo exactly
