@@ -331,7 +331,7 @@ int main(int argc, char **argv) {
     }
     qsort(t, (size_t)reps, sizeof t[0], cmp);
     if (!check(n, tr, A, B, C)) { fprintf(stderr, "sgemm %d: WRONG RESULT (%s)\n", n, label); return 1; }
-    printf("sgemm,%s,%d,%d,%d,%.3f,%.1f\n", label, n, n, n, t[reps / 2], 2.0 * n * n * (double)n / t[reps / 2] / 1e6);
+    printf("sgemm,%s,%d,%d,%d,%.4f,%.1f\n", label, n, n, n, t[reps / 2], 2.0 * n * n * (double)n / t[reps / 2] / 1e6);
     fflush(stdout);
     if (g_sgemv) { /* SGEMV on the same A */
       const int inc = 1;
@@ -342,7 +342,7 @@ int main(int argc, char **argv) {
         t[r] = (now_ms() - t0) / inner_v;
       }
       qsort(t, (size_t)reps, sizeof t[0], cmp);
-      printf("sgemv,%s,%d,%d,0,%.3f,%.1f\n", label, n, n, t[reps / 2], 2.0 * n * (double)n / t[reps / 2] / 1e6);
+      printf("sgemv,%s,%d,%d,0,%.4f,%.1f\n", label, n, n, t[reps / 2], 2.0 * n * (double)n / t[reps / 2] / 1e6);
     }
     if (!skip_h && n <= 8192) {
       uint16_t *hA = malloc(nn * 2), *hB = malloc(nn * 2), *hC = malloc(nn * 2);
@@ -357,7 +357,7 @@ int main(int argc, char **argv) {
         if (r >= 0) t[r] = now_ms() - t0;
       }
       qsort(t, (size_t)reps, sizeof t[0], cmp);
-      printf("hgemm,%s,%d,%d,%d,%.3f,%.1f\n", label, n, n, n, t[reps / 2], 2.0 * n * n * (double)n / t[reps / 2] / 1e6);
+      printf("hgemm,%s,%d,%d,%d,%.4f,%.1f\n", label, n, n, n, t[reps / 2], 2.0 * n * n * (double)n / t[reps / 2] / 1e6);
       free(hA); free(hB); free(hC); free(fc); /* (the widening path used A and B as scratch) */
     }
     fflush(stdout);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Plots host-array GFLOP/s against n (square) per path from a bench_host CSV.
+"""Plots host-array GFLOP/s against n (square) per path from a bench_host CSV (median of rounds).
 usage: bench/plot_host.py RESULTS.csv OUT.png"""
 import csv
+import statistics
 import sys
 
 import matplotlib
@@ -13,7 +14,11 @@ fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
 for ax, routine in zip(axes, ["sgemm", "hgemm", "sgemv"]):
     paths = sorted({r["path"] for r in rows if r["routine"] == routine})
     for path in paths:
-        pts = sorted((int(r["n"]), float(r["gflops"])) for r in rows if r["routine"] == routine and r["path"] == path)
+        by_n = {}  # several rounds: the median
+        for r in rows:
+            if r["routine"] == routine and r["path"] == path:
+                by_n.setdefault(int(r["n"]), []).append(float(r["gflops"]))
+        pts = sorted((n, statistics.median(v)) for n, v in by_n.items())
         if pts:
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=path)
     ax.set_xscale("log", base=2)
