@@ -5,7 +5,7 @@
 # ROUNDS=R (default 1) runs the paths R times in turn (NVBLAS in the first round only: it is
 # the far-off reference); bench/summarize_host.py takes the median over the rounds. One round
 # of separate processes does not resolve 5% on this host (the same path measured 0.73-1.19x
-# itself between two processes, bench/results/h100-host-pool-2026-11-25.md).
+# itself between two processes, bench/results/h100-host-pool-2026-11-25-single.csv).
 set -euo pipefail
 build=$1 out=$2 max=${3:-16384}
 bench=$build/bench/bench_host
