@@ -142,6 +142,26 @@ bool cpu_gemm(const GemmProblem& p, std::string* why) {
   return p.mem_c != Mem::device || stage_out(p.c, p.ldc, c, p.m, p.n, es, why);
 }
 
+namespace {
+// Whether a 32-bit BLAS computes the start of this vector, (len-1)*|inc|, past INT32_MAX.
+bool huge_vector(int len, int inc) {
+  return int64_t(len - 1) * (inc < 0 ? -int64_t(inc) : int64_t(inc)) >= int64_t(INT32_MAX);
+}
+}  // namespace
+
+bool cpu_gemv_host(const GemvProblem& p) {
+  const int lx = p.len_x(), ly = p.len_y();
+  if (huge_vector(lx, p.incx) || huge_vector(ly, p.incy)) return false;
+  // As in cpu_gemv: beta is applied here, the CPU BLAS adds alpha*op(A)*x with beta = 1.
+  scale_vector(p.y, ly, p.incy, p.beta);
+  if (!p.scale_only()) {
+    const char t = op_char(p.ta);
+    const float one = 1.f;
+    cpu_blas().sgemv(&t, &p.m, &p.n, &p.alpha, p.a, &p.lda, p.x, &p.incx, &one, p.y, &p.incy);
+  }
+  return true;
+}
+
 bool cpu_gemv(const GemvProblem& p, std::string* why) {
   const int lx = p.len_x(), ly = p.len_y();
   const bool read_ax = !p.scale_only();
@@ -174,9 +194,7 @@ bool cpu_gemv(const GemvProblem& p, std::string* why) {
   // 32-bit BLASes (OpenBLAS 0.3.21, the reference) compute a negative increment's starting
   // offset, (len-1)*inc, in int: past 2^31 elements it overflows and they read far outside the
   // vector (tests/reliability found it). Host vectors that long go over packed as well.
-  auto huge = [](int len, int inc) {
-    return int64_t(len - 1) * (inc < 0 ? -int64_t(inc) : int64_t(inc)) >= int64_t(INT32_MAX);
-  };
+  const auto huge = huge_vector;
   bool y_packed_here = false;
   if (read_ax && x == p.x && huge(lx, p.incx)) {
     const int64_t step = p.incx < 0 ? -int64_t(p.incx) : p.incx;
