@@ -349,7 +349,12 @@ bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::st
     const cudaEvent_t chunk_up[2] = {slots[0].staged, slots[1].staged};
     // About 32 MB of op(A) per chunk; less under a small memory budget (the tests' budgets
     // reach several chunks with small matrices).
-    const size_t chunk_bytes = std::max<size_t>(std::min<size_t>(size_t(32) << 20, budget / 16), 1);
+    size_t chunk_bytes = std::max<size_t>(std::min<size_t>(size_t(32) << 20, budget / 16), 1);
+    // From 32 MB of A up, at least four chunks: measured faster for HGEMM 4096^3 (2.55-2.73 ms
+    // against 2.74-3.00) and SGEMM 4096^3 (NN 5.16-5.27 against 5.54-5.65), while SGEMM 2048^3
+    // (16 MB) measured slower in four chunks, with lead panels or without
+    // (bench/results/h100-host-achunks-2026-11-25.md).
+    if (a_bytes >= (size_t(32) << 20)) chunk_bytes = std::min(chunk_bytes, std::max(a_bytes / 4, size_t(4) << 20));
     int kc = std::min(k, int(std::max<size_t>(1, chunk_bytes / (size_t(m) * es))));
     if (kc >= 128 && kc < k) kc = kc / 64 * 64;
     // Lead panels: the first panel of each slot, when A comes in more than one chunk (with one
