@@ -335,16 +335,16 @@ void run_gemv(GemvProblem& p) {
     p.device = run_dev;
   }
   MYBLAS_STAGE(kStageLocate);
-  // Host arrays that go to the CPU whatever the shape (no GPU; MYBLAS_BACKEND=cpu; auto with
-  // host rows that never name the GPU, as on the H100) skip the general machinery below: at
-  // 64^2 a whole call lasts about 1 us, and the library's own part showed as 7% of it.
-  // Verbose calls, a lost GPU (operands to check) and alpha == 0 take the general path.
+  // Host arrays that the rules send to the CPU whatever the shape (no GPU; MYBLAS_BACKEND=cpu;
+  // auto with host rows that never name the GPU, as on the H100) skip the kernel choice, the
+  // table lookup and the staging code below: at 64^2 a whole call lasts about 1 us, and the
+  // library's own part showed as 7% of it. The rules decide with no kernel and, where some
+  // host row names the GPU, as if it won (then the general path looks the shape up). Verbose
+  // calls, a lost GPU (operands to check) and alpha == 0 take the general path.
   if (!p.any_device() && !p.scale_only() && (gpu || !gpu_lost()) && !verbose()) {
-    const Backend backend = backend_setting();
-    const bool cpu_decided =
-        !gpu || backend == Backend::cpu ||
-        (backend == Backend::auto_ && !dispatch_table(p.device).host_gpu_rows[int(Routine::sgemv)]);
-    if (cpu_decided && cpu_gemv_host(p)) {
+    const Request req{Routine::sgemv, backend_setting(), gpu, false, false, false,
+                      gpu && dispatch_table(p.device).host_gpu_rows[int(Routine::sgemv)]};
+    if (choose(req).path == Path::cpu && cpu_gemv_host(p)) {
       set_last_path(Path::cpu);
       return;
     }

@@ -147,18 +147,23 @@ namespace {
 bool huge_vector(int len, int inc) {
   return int64_t(len - 1) * (inc < 0 ? -int64_t(inc) : int64_t(inc)) >= int64_t(INT32_MAX);
 }
+
+
+// y := beta*y here, then y += alpha*op(A)*x by the CPU BLAS with beta = 1, all in host memory.
+// The CPU BLAS is not handed beta: beta == 0 must not read y (a CPU BLAS may compute 0*NaN),
+// and OpenBLAS 0.3.21 loses a NaN beta (fuzz corpus sgemv_beta_nan).
+void host_gemv(const GemvProblem& p, const float* a, int lda, const float* x, int incx, float* y, int incy) {
+  scale_vector(y, p.len_y(), incy, p.beta);
+  if (p.scale_only()) return;
+  const char t = op_char(p.ta);
+  const float one = 1.f;
+  cpu_blas().sgemv(&t, &p.m, &p.n, &p.alpha, a, &lda, x, &incx, &one, y, &incy);
+}
 }  // namespace
 
 bool cpu_gemv_host(const GemvProblem& p) {
-  const int lx = p.len_x(), ly = p.len_y();
-  if (huge_vector(lx, p.incx) || huge_vector(ly, p.incy)) return false;
-  // As in cpu_gemv: beta is applied here, the CPU BLAS adds alpha*op(A)*x with beta = 1.
-  scale_vector(p.y, ly, p.incy, p.beta);
-  if (!p.scale_only()) {
-    const char t = op_char(p.ta);
-    const float one = 1.f;
-    cpu_blas().sgemv(&t, &p.m, &p.n, &p.alpha, p.a, &p.lda, p.x, &p.incx, &one, p.y, &p.incy);
-  }
+  if (huge_vector(p.len_x(), p.incx) || huge_vector(p.len_y(), p.incy)) return false;
+  host_gemv(p, p.a, p.lda, p.x, p.incx, p.y, p.incy);
   return true;
 }
 
@@ -194,16 +199,15 @@ bool cpu_gemv(const GemvProblem& p, std::string* why) {
   // 32-bit BLASes (OpenBLAS 0.3.21, the reference) compute a negative increment's starting
   // offset, (len-1)*inc, in int: past 2^31 elements it overflows and they read far outside the
   // vector (tests/reliability found it). Host vectors that long go over packed as well.
-  const auto huge = huge_vector;
   bool y_packed_here = false;
-  if (read_ax && x == p.x && huge(lx, p.incx)) {
+  if (read_ax && x == p.x && huge_vector(lx, p.incx)) {
     const int64_t step = p.incx < 0 ? -int64_t(p.incx) : p.incx;
     xs.resize(size_t(lx));
     for (int i = 0; i < lx; ++i) xs[size_t(i)] = p.x[i * step];
     x = xs.data();
     incx = p.incx > 0 ? 1 : -1;
   }
-  if (y == p.y && huge(ly, p.incy)) {
+  if (y == p.y && huge_vector(ly, p.incy)) {
     const int64_t step = p.incy < 0 ? -int64_t(p.incy) : p.incy;
     ys.assign(size_t(ly), 0.f);
     if (p.beta != 0.f)
@@ -212,17 +216,7 @@ bool cpu_gemv(const GemvProblem& p, std::string* why) {
     incy = p.incy > 0 ? 1 : -1;
     y_packed_here = true;
   }
-  // y := beta*y here, then y += alpha*op(A)*x by the CPU BLAS with beta = 1. The CPU BLAS is
-  // not handed beta: beta == 0 must not read y (a CPU BLAS may compute 0*NaN), and OpenBLAS
-  // 0.3.21 loses a NaN beta (fuzz corpus sgemv_beta_nan).
-  scale_vector(y, ly, incy, p.beta);
-  if (read_ax) {
-    const char t = op_char(p.ta);
-    const float one = 1.f;
-    const int ilda = int(a.ld);
-    cpu_blas().sgemv(&t, &p.m, &p.n, &p.alpha, static_cast<const float*>(a.ptr), &ilda, x, &incx,
-                     &one, y, &incy);
-  }
+  host_gemv(p, static_cast<const float*>(a.ptr), int(a.ld), x, incx, y, incy);
   if (y_packed_here) {
     const int64_t step = p.incy < 0 ? -int64_t(p.incy) : p.incy;
     for (int i = 0; i < ly; ++i) p.y[i * step] = ys[size_t(i)];
