@@ -367,7 +367,7 @@ bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::st
     const unsigned char* b_src = static_cast<const unsigned char*>(p.b);
     if (check("alloc", a_all.allocate(a_bytes, up), "device memory for A") &&
         check("pin", a_stage[0].acquire(stage_bytes), "pinned memory") &&
-        check("pin", a_stage[1].acquire(stage_bytes), "pinned memory")) {
+        (kc >= k || check("pin", a_stage[1].acquire(stage_bytes), "pinned memory"))) {  // one chunk: one buffer
       unsigned char* a_dev = static_cast<unsigned char*>(a_all.get());
       for (int s = 0; ok && s < lead; ++s) {  // the lead panels' C, when beta reads it
         Slot& sl = slots[s];
