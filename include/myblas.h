@@ -119,6 +119,11 @@ int myblas_gpu_available(void);
  * call yet). For tests and diagnostics. */
 const char *myblas_last_path(void);
 
+/* The CPU BLAS that CPU-path calls run on, e.g. "libopenblas.so.0 (OpenBLAS,
+ * SkylakeX kernels)", or "built-in" when none could be loaded (this loads it if
+ * no call has yet). For diagnostics. */
+const char *myblas_cpu_blas(void);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -22,6 +22,10 @@ Config load() {
   else if (b == "kernels") c.backend = Backend::kernels;
   else c.backend_error = b;
   c.cpu_blas = env("MYBLAS_CPU_BLAS");
+  std::string core = env("MYBLAS_OPENBLAS_CORETYPE");
+  for (char& ch : core) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  if (core == "keep") c.keep_openblas_core = true;
+  else if (!core.empty() && core != "auto") c.openblas_core_error = core;
   std::string v = env("MYBLAS_VERBOSE");
   c.verbose = v.empty() ? 0 : std::atoi(v.c_str());
   c.log_file = env("MYBLAS_LOG");

@@ -9,6 +9,8 @@ enum class Backend { auto_, cpu, cublas, kernels };
 struct Config {
   Backend backend = Backend::auto_;  // MYBLAS_BACKEND
   std::string cpu_blas;              // MYBLAS_CPU_BLAS (empty: libopenblas.so.0)
+  bool keep_openblas_core = false;   // MYBLAS_OPENBLAS_CORETYPE=keep (default auto: see cpu_blas.cpp)
+  std::string openblas_core_error;   // set when MYBLAS_OPENBLAS_CORETYPE had an unknown value
   int verbose = 0;                   // MYBLAS_VERBOSE
   std::string log_file;              // MYBLAS_LOG (empty: stderr)
   std::string backend_error;         // set when MYBLAS_BACKEND had an unknown value
@@ -21,7 +23,9 @@ struct Config {
 // Test-only fault injection: MYBLAS_TEST_FAULT is a comma-separated list of GPU-path steps
 // that then fail as a CUDA error would: "alloc", "copy", "cublas", "sync", "launch",
 // "pin" (pinned host memory), "pipeline" (a download in the host-array pipeline, after some
-// panels are final), "sticky" (the CUDA context is found lost). Off by default.
+// panels are final), "sticky" (the CUDA context is found lost). One point is not a GPU step:
+// "cpu-core" makes the first load of OpenBLAS take the Prescott kernels, as OpenBLAS itself
+// does on a CPU model it does not know (backends/cpu/cpu_blas.cpp). Off by default.
 bool fault_injected(const char* point);
 
 const Config& config();

@@ -1,4 +1,5 @@
 // The native myblas_* API.
+#include "backends/cpu/cpu_blas.h"
 #include "backends/cuda/cuda_runtime.h"
 #include "interface/entry.h"
 
@@ -23,3 +24,5 @@ MYBLAS_API void* myblas_get_stream(void) { return thread_stream(); }
 MYBLAS_API int myblas_gpu_available(void) { return gpu_available() ? 1 : 0; }
 
 MYBLAS_API const char* myblas_last_path(void) { return path_name(t_last_path); }
+
+MYBLAS_API const char* myblas_cpu_blas(void) { return cpu_blas().description.c_str(); }

@@ -2,10 +2,13 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <strings.h>
 
 #include <cstdint>
+#include <cstdlib>
 
 #include "core/config.h"
+#include "core/cpu_features.h"
 #include "core/log.h"
 
 namespace myblas {
@@ -86,12 +89,108 @@ class InCall {
   InCall& operator=(const InCall&) = delete;
 };
 
+// ---- OpenBLAS's kernel choice ----
+//
+// OpenBLAS built with DYNAMIC_ARCH (Debian's, the one we load) picks its kernels once, when it
+// is loaded, from the CPU's model number. A model it does not know falls back to old SSE3
+// kernels: on the H100 machine's host (a KVM guest, "Intel Xeon Processor" with AVX-512)
+// OpenBLAS 0.3.21 picks "Prescott", whose SGEMM runs 28-33 GFLOP/s on one core, where its
+// SkylakeX kernels run 127-169 and its Haswell kernels 66-83 (OPENBLAS_CORETYPE forced each;
+// bench/results/h100-openblas-coretype-2026-11-26.txt). So when OpenBLAS's choice is a core
+// whose kernels predate AVX2 while this CPU and its OS support AVX2 and FMA, we load OpenBLAS
+// again with OPENBLAS_CORETYPE naming the kernels the CPU can run: SkylakeX with AVX-512, else
+// Haswell. Not when the user set OPENBLAS_CORETYPE (their choice stands), nor with
+// MYBLAS_OPENBLAS_CORETYPE=keep, nor when the program had already loaded that OpenBLAS itself
+// (unloading it is not ours to do: then a verbose line says what to set).
+
+// OpenBLAS 0.3.21's x86 core names whose SGEMM kernels use neither AVX2 nor FMA (AMD's
+// Bulldozer family is left alone: those are real choices for those CPUs).
+bool pre_avx2_core(const std::string& core) {
+  static const char* const kOld[] = {"Prescott", "Core2",  "Penryn",    "Dunnington", "Nehalem",
+                                     "Atom",     "Katmai", "Coppermine", "Northwood",  "Banias",
+                                     "Opteron",  "Opteron(SSE3)", "Barcelona", "Bobcat", "Sandybridge",
+                                     "Athlon",   "Nano",   "Unknown"};
+  for (const char* o : kOld)
+    if (strcasecmp(core.c_str(), o) == 0) return true;
+  return false;
+}
+
+const char* core_for(CpuSimd s) {
+  switch (s) {
+    case CpuSimd::avx512: return "SkylakeX";
+    case CpuSimd::avx2_fma: return "Haswell";
+    case CpuSimd::none: return nullptr;
+  }
+  return nullptr;
+}
+
+std::string openblas_core(void* h) {
+  auto f = reinterpret_cast<const char* (*)()>(dlsym(h, "openblas_get_corename"));
+  const char* c = f ? f() : nullptr;
+  return c ? std::string(c) : std::string();
+}
+
+// dlopen with OPENBLAS_CORETYPE=core in the environment while OpenBLAS initialises (it reads
+// the variable only then), unset again afterwards. The caller checked that the variable was
+// unset. (setenv races with getenv in other threads of the program; this runs once per process,
+// at the first CPU call, and only on a CPU that OpenBLAS did not recognise.)
+void* dlopen_with_core(const char* name, const char* core) {
+  setenv("OPENBLAS_CORETYPE", core, 1);
+  void* h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  unsetenv("OPENBLAS_CORETYPE");
+  return h;
+}
+
+// Loads `name` and settles OpenBLAS's kernels as described above; *core is OpenBLAS's core in
+// use ("" if the library is not OpenBLAS), *note what was done about it (for the verbose log).
+void* load_cpu_blas(const char* name, std::string* core, std::string* note) {
+  const bool user_core = std::getenv("OPENBLAS_CORETYPE") != nullptr;
+  void* before = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);  // the program's own copy?
+  if (before) dlclose(before);  // (only the reference this lookup took)
+  const bool simulate = !before && !user_core && fault_injected("cpu-core");
+  void* h = simulate ? dlopen_with_core(name, "Prescott") : dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  if (!h) return nullptr;
+  *core = openblas_core(h);
+  const CpuSimd simd = cpu_simd();
+  const char* want = core_for(simd);
+  if (core->empty() || !pre_avx2_core(*core) || !want) return h;
+  const std::string chosen = *core;
+  if (!config().openblas_core_error.empty())
+    warn_once("openblas-core", "unknown MYBLAS_OPENBLAS_CORETYPE '" + config().openblas_core_error + "'; using auto");
+  if (user_core || config().keep_openblas_core) {
+    *note = strformat("OpenBLAS runs its %s kernels on this CPU with %s (%s)", chosen.c_str(), cpu_simd_name(simd),
+                      user_core ? "OPENBLAS_CORETYPE set" : "MYBLAS_OPENBLAS_CORETYPE=keep");
+    return h;
+  }
+  if (before) {
+    *note = strformat("OpenBLAS, loaded by the program before myblas, chose its %s kernels on this CPU with %s; "
+                      "OPENBLAS_CORETYPE=%s would use them",
+                      chosen.c_str(), cpu_simd_name(simd), want);
+    return h;
+  }
+  dlclose(h);
+  if (void* still = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD)) {  // not unloaded: keep it
+    *note = strformat("OpenBLAS chose its %s kernels on this CPU with %s and could not be reloaded",
+                      chosen.c_str(), cpu_simd_name(simd));
+    return still;  // (the reference dlopen just took replaces the one dlclose gave back)
+  }
+  h = dlopen_with_core(name, want);
+  if (!h) h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  if (!h) return nullptr;
+  *core = openblas_core(h);
+  *note = strformat("OpenBLAS chose its %s kernels on this CPU with %s; reloaded it with OPENBLAS_CORETYPE=%s "
+                    "(now %s; MYBLAS_OPENBLAS_CORETYPE=keep leaves OpenBLAS's choice)",
+                    chosen.c_str(), cpu_simd_name(simd), want, core->c_str());
+  return h;
+}
+
 CpuBlas load() {
   CpuBlas cb;
   const std::string& wanted = config().cpu_blas;
   const char* names[] = {wanted.empty() ? "libopenblas.so.0" : wanted.c_str()};
   for (const char* name : names) {
-    void* h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    std::string core, note;
+    void* h = load_cpu_blas(name, &core, &note);
     if (!h) {
       warn_once("cpu-blas-load", strformat("cannot load the CPU BLAS '%s' (%s); using built-in "
                                            "loops, which are slow", name, dlerror()));
@@ -115,11 +214,14 @@ CpuBlas load() {
     cb.sgemm_ptr = g;
     cb.sgemv_ptr = v;
     cb.name = name;
+    cb.description = core.empty() ? cb.name : cb.name + " (OpenBLAS, " + core + " kernels)";
+    if (!note.empty() && verbose()) log_line("CPU BLAS " + cb.name + ": " + note);
     return cb;
   }
   cb.sgemm_ptr = builtin_sgemm;
   cb.sgemv_ptr = builtin_sgemv;
   cb.name = "built-in";
+  cb.description = cb.name;
   return cb;
 }
 
