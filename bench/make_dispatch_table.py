@@ -27,8 +27,9 @@ that only these runs measured get cuBLAS rows (no kernel measured there), beta "
 
 Host rows (--host: bench/run_host_bench.sh output, host arrays end to end): for each routine
 and measured shape, the GPU pipeline ("best_gpu" rows: MYBLAS_BACKEND=cublas) where it was
-faster than the CPU BLAS ("openblas" rows: OpenBLAS called directly, which is what myblas's CPU
-path calls), else the CPU.
+faster than the CPU ("cpu" rows: myblas with MYBLAS_BACKEND=cpu, which runs OpenBLAS with the
+kernels the library settles on; runs without them: "openblas" rows, OpenBLAS called directly),
+else the CPU; the median over a run's rounds.
 
 Columns: routine,trans,mem,m,n,k,beta,path,kernel,time_us,ratio
   time_us  the chosen path's median time (device rows: mean over the runs)
@@ -45,6 +46,7 @@ import argparse
 import csv
 import os
 import re
+import statistics
 import sys
 from collections import defaultdict
 
@@ -244,16 +246,21 @@ def blas_rows(paths, hgemm_kernel, sgemm_measured):
 
 
 def host_rows(paths):
+    # The CPU side is myblas's own CPU path ("cpu": the OpenBLAS kernels the library settles on)
+    # where the run has it, else OpenBLAS called directly. Several rounds: the median.
     times = {}
     for path in paths:
         for r in read_rows(path)[1]:
-            if r["path"] in ("best_gpu", "openblas"):
+            if r["path"] in ("best_gpu", "openblas", "cpu"):
                 key = (r["routine"], int(r["m"]), int(r["n"]), int(r["k"]))
-                times.setdefault(key, {})[r["path"]] = float(r["time_ms"])
+                times.setdefault(key, {}).setdefault(r["path"], []).append(float(r["time_ms"]))
     rows = []
-    for (routine, m, n, k), t in sorted(times.items()):
-        if "best_gpu" not in t or "openblas" not in t:
+    for (routine, m, n, k), ts in sorted(times.items()):
+        t = {p: statistics.median(v) for p, v in ts.items()}
+        cpu = t.get("cpu", t.get("openblas"))
+        if "best_gpu" not in t or cpu is None:
             continue
+        t["openblas"] = cpu
         ratio = t["openblas"] / t["best_gpu"]
         gpu = ratio > 1.0
         trans = "N" if routine == "sgemv" else "NN"  # bench_host measures these only

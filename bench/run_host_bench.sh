@@ -15,11 +15,17 @@ nvblas=$(ls /usr/local/cuda/lib64/libnvblas.so* 2>/dev/null | head -1 || true)
 {
   echo "# bench_host: host arrays end to end (median wall time per call); $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "# device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sed -n 1p || echo none) (sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | sed -n 1p | tr -d .)); host cores: $(nproc); revision: ${REVISION:-$(git -C "$(dirname "$0")/.." rev-parse --short HEAD 2>/dev/null || echo unknown)}"
-  echo "# command: bench/run_host_bench.sh $*   (OpenBLAS: $openblas, threads: ${OPENBLAS_NUM_THREADS:-all}; NVBLAS: ${nvblas:-missing})"
+  echo "# command: bench/run_host_bench.sh $*   (OpenBLAS: $openblas, threads: ${OPENBLAS_NUM_THREADS:-all}; openblas_tuned: OPENBLAS_CORETYPE=${TUNED_CORE:-SkylakeX}; NVBLAS: ${nvblas:-missing})"
 } > "$out"
 # PATHS (default all): myblas = as dispatched; best_gpu = myblas with MYBLAS_BACKEND=cublas
-# (host arrays through the pipeline); openblas; nvblas.
-paths=${PATHS:-"myblas best_gpu openblas nvblas"}
+# (host arrays through the pipeline); cpu = myblas with MYBLAS_BACKEND=cpu (its CPU path, with
+# the OpenBLAS kernels myblas settles on: backends/cpu/cpu_blas.cpp); openblas = OpenBLAS as
+# installed, choosing its own kernels; openblas_tuned = OpenBLAS with OPENBLAS_CORETYPE=$TUNED_CORE
+# (default SkylakeX: on the H100's host OpenBLAS 0.3.21 picks Prescott by itself); nvblas.
+# The CPU paths stop at 8192.
+paths=${PATHS:-"myblas best_gpu cpu openblas openblas_tuned nvblas"}
+tuned=${TUNED_CORE:-SkylakeX}
+cpu_max=$(( max < 8192 ? max : 8192 ))
 echo "routine,path,m,n,k,time_ms,gflops" >> "$out"
 rounds=${ROUNDS:-1}
 for round in $(seq 1 "$rounds"); do
@@ -28,7 +34,9 @@ for p in $paths; do
   case $p in
     myblas) LD_PRELOAD=$build/src/libmyblas.so.0 "$bench" myblas --max "$max" ;;
     best_gpu) MYBLAS_BACKEND=cublas LD_PRELOAD=$build/src/libmyblas.so.0 "$bench" best_gpu --max "$max" ;;
-    openblas) "$bench" openblas --openblas --max $(( max < 8192 ? max : 8192 )) ;;
+    cpu) MYBLAS_BACKEND=cpu LD_PRELOAD=$build/src/libmyblas.so.0 "$bench" cpu --max "$cpu_max" ;;
+    openblas) "$bench" openblas --openblas --max "$cpu_max" ;;
+    openblas_tuned) OPENBLAS_CORETYPE=$tuned "$bench" openblas_tuned --openblas --max "$cpu_max" ;;
     nvblas) [ -n "$nvblas" ] || continue
       conf=$(mktemp)
       printf 'NVBLAS_CPU_BLAS_LIB %s\nNVBLAS_GPU_LIST ALL\nNVBLAS_LOGFILE /dev/null\n' "$openblas" > "$conf"
