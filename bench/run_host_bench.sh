@@ -9,8 +9,11 @@
 set -euo pipefail
 build=$1 out=$2 max=${3:-16384}
 bench=$build/bench/bench_host
-openblas=$(ldconfig -p | awk '/libopenblas.so.0/{print $NF; exit}')
-[ -n "$openblas" ] || openblas=$(find ${LD_LIBRARY_PATH//:/ } -name libopenblas.so.0 2>/dev/null | head -1)
+# The OpenBLAS that dlopen("libopenblas.so.0") finds (LD_LIBRARY_PATH first, as for the other
+# paths), also for NVBLAS's CPU side: on the H100 machine ldconfig knows another OpenBLAS (the
+# image's own), which runs before 2026-11-26 used for NVBLAS.
+openblas=$(find ${LD_LIBRARY_PATH//:/ } -maxdepth 1 -name libopenblas.so.0 2>/dev/null | head -1)
+[ -n "$openblas" ] || openblas=$(ldconfig -p | awk '/libopenblas.so.0/{print $NF; exit}')
 nvblas=$(ls /usr/local/cuda/lib64/libnvblas.so* 2>/dev/null | head -1 || true)
 {
   echo "# bench_host: host arrays end to end (median wall time per call); $(date -u '+%Y-%m-%d %H:%M UTC')"
