@@ -4,8 +4,9 @@
 // MYBLAS_TEST_FAULT=cpu-core makes OpenBLAS's first choice Prescott, as on a CPU model it does not
 // know, so the reload runs on any machine with AVX2. Each ctest entry (tests/backends/
 // CMakeLists.txt) names in TEST_EXPECT_CORE what should happen: "best" (the reload) or a core name.
-// After the reload: SGEMM and SGEMV against a float64 loop, odd sizes, padded and guarded, and a
-// fork child that calls SGEMM on the reloaded library.
+// After the reload: SGEMM and SGEMV against a float64 loop, odd sizes, padded and guarded (beta 0
+// with NaN in C also at sizes where OpenBLAS is handed beta 0: cpu_backend.cpp), and a fork child
+// that calls SGEMM on the reloaded library.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -78,7 +79,9 @@ TEST(CpuCore, ResultsAfterTheChoice) {
   std::mt19937_64 rng(mbtest::test_seed());
   for (char ta : {'N', 'T'})
     for (char tb : {'N', 'T'}) {
-      check_sgemm(ta, tb, 67, 45, 129, 0.75f, 0.f, rng);
+      check_sgemm(ta, tb, 67, 45, 129, 0.75f, 0.f, rng);  // beta 0, NaN in C: zeroed by myblas
+      check_sgemm(ta, tb, 33, 31, 40, 1.5f, 0.f, rng);    // <= 64^3: beta 0 handed to OpenBLAS
+      check_sgemm(ta, tb, 64, 64, 64, -0.5f, 0.f, rng);
       check_sgemm(ta, tb, 130, 97, 33, -1.25f, 0.5f, rng);
     }
   // SGEMV N and T with strides, against float64.

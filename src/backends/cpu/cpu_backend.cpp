@@ -51,8 +51,14 @@ bool stage_out(void* dst, int64_t ld, const HostMatrix& h, int rows, int cols, s
   return true;
 }
 
-// C := beta*C over m x n with leading dimension ldc; beta == 0 stores zeros unread.
+// C := beta*C over m x n with leading dimension ldc; beta == 0 stores zeros unread (one memset
+// when the columns are contiguous: 64 column memsets of 256 bytes were a visible part of a 3 us
+// 64^3 SGEMM).
 void scale_f32(float* c, int64_t ldc, int m, int n, float beta) {
+  if (beta == 0.f && ldc == m) {
+    std::memset(c, 0, sizeof(float) * size_t(m) * size_t(n > 0 ? n : 0));
+    return;
+  }
   for (int j = 0; j < n; ++j) {
     float* col = c + j * ldc;
     if (beta == 0.f) std::memset(col, 0, sizeof(float) * size_t(m));
@@ -88,16 +94,23 @@ void widen(const uint16_t* src, int64_t lds, int rows, int cols, std::vector<flo
 
 void gemm_f32(const GemmProblem& p, const float* a, int64_t lda, const float* b, int64_t ldb,
               float* c, int64_t ldc) {
+  if (p.scale_only()) {  // alpha == 0 or k == 0: A and B are never read
+    scale_f32(c, ldc, p.m, p.n, p.beta);
+    return;
+  }
   // beta == 0 stores zeros without reading C, so NaN there never reaches the CPU BLAS, which is
   // then asked for C += alpha*op(A)*op(B) (beta = 1): handed beta = 0 it would clear C a second
   // time (host SGEMM 128^2: 0.84-0.90x OpenBLAS alone, 0.98-1.13x without the second pass,
-  // bench/results/h100-host-v4-2026-11-22.md).
-  if (p.beta == 0.f) scale_f32(c, ldc, p.m, p.n, 0.f);
-  const float beta = p.beta == 0.f ? 1.f : p.beta;
-  if (p.scale_only()) {  // alpha == 0 or k == 0: A and B are never read
-    if (p.beta != 0.f) scale_f32(c, ldc, p.m, p.n, p.beta);
-    return;
-  }
+  // bench/results/h100-host-v4-2026-11-22.md). One exception, measured: OpenBLAS runs a call of
+  // m*n*k <= 64^3 on one thread, and there handing it beta = 0 (its beta = 0 kernels store
+  // zeros without reading C, which the NaN-in-C tests check on the kernels they run on) made a
+  // 64^3 call 0.94-0.97x OpenBLAS alone in one process instead of 0.86-0.87 (SkylakeX kernels,
+  // H100 host, bench/results/h100-host-paired-skx-2026-11-26.txt); from 96^3 up, where it
+  // threads, zeroing first measured as fast or faster.
+  const bool blas_zeroes = p.beta == 0.f && cpu_blas().openblas &&
+                           double(p.m) * double(p.n) * double(p.k) <= 262144.0;
+  if (p.beta == 0.f && !blas_zeroes) scale_f32(c, ldc, p.m, p.n, 0.f);
+  const float beta = p.beta == 0.f && !blas_zeroes ? 1.f : p.beta;
   const char ta = op_char(p.ta), tb = op_char(p.tb);
   const int ilda = int(lda), ildb = int(ldb), ildc = int(ldc);
   cpu_blas().sgemm(&ta, &tb, &p.m, &p.n, &p.k, &p.alpha, a, &ilda, b, &ildb, &beta, c, &ildc);

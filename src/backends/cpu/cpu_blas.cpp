@@ -215,6 +215,7 @@ CpuBlas load() {
     cb.sgemv_ptr = v;
     cb.name = name;
     cb.description = core.empty() ? cb.name : cb.name + " (OpenBLAS, " + core + " kernels)";
+    cb.openblas = !core.empty();
     if (!note.empty() && verbose()) log_line("CPU BLAS " + cb.name + ": " + note);
     return cb;
   }

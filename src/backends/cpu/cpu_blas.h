@@ -23,6 +23,7 @@ struct CpuBlas {
   sgemv_fn sgemv_ptr = nullptr;
   std::string name;              // the library file, or "built-in" when none could be loaded
   std::string description;       // name, and for OpenBLAS the kernels it runs (myblas_cpu_blas)
+  bool openblas = false;         // it is OpenBLAS (it has openblas_get_corename)
 
   void sgemm(const char* ta, const char* tb, const int* m, const int* n, const int* k, const float* alpha,
              const float* a, const int* lda, const float* b, const int* ldb, const float* beta, float* c,
