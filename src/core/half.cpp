@@ -3,6 +3,10 @@
 #include <cmath>
 #include <cstring>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "myblas.h"
 
 namespace myblas {
@@ -47,6 +51,49 @@ float half_to_float(uint16_t h) {
   float f;
   std::memcpy(&f, &x, sizeof f);
   return f;
+}
+
+namespace {
+
+#if defined(__x86_64__)
+__attribute__((target("avx,f16c"))) void widen_f16c(const uint16_t* src, float* dst, size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
+  for (; i < n; ++i) dst[i] = half_to_float(src[i]);
+}
+
+__attribute__((target("avx,f16c"))) void narrow_f16c(const float* src, uint16_t* dst, size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i),
+                     _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  for (; i < n; ++i) dst[i] = float_to_half(src[i]);
+}
+
+bool has_f16c() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  }();
+  return yes;
+}
+#endif
+
+}  // namespace
+
+void halves_to_floats(const uint16_t* src, float* dst, size_t n) {
+#if defined(__x86_64__)
+  if (has_f16c()) return widen_f16c(src, dst, n);
+#endif
+  for (size_t i = 0; i < n; ++i) dst[i] = half_to_float(src[i]);
+}
+
+void floats_to_halves(const float* src, uint16_t* dst, size_t n) {
+#if defined(__x86_64__)
+  if (has_f16c()) return narrow_f16c(src, dst, n);
+#endif
+  for (size_t i = 0; i < n; ++i) dst[i] = float_to_half(src[i]);
 }
 
 }  // namespace myblas

@@ -8,4 +8,10 @@ namespace myblas {
 uint16_t float_to_half(float f);
 float half_to_float(uint16_t h);
 
+// The same over n contiguous elements: with the CPU's F16C instructions where it has them
+// (8 at a time; IEEE round to nearest even, so bitwise the scalar results except NaN payloads,
+// which stay NaN with their sign), else the scalar functions.
+void halves_to_floats(const uint16_t* src, float* dst, size_t n);
+void floats_to_halves(const float* src, uint16_t* dst, size_t n);
+
 }  // namespace myblas
