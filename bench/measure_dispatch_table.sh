@@ -4,7 +4,8 @@
 # device pointers, our kernels against cuBLAS: SGEMV (bench_sgemv) and SGEMM (bench_sgemm), two
 # runs each, a kernel chosen only where it won both; HGEMM through the library (bench_blas
 # --hgemm under MYBLAS_BACKEND=cublas and =kernels, beta 0 and 0.5); and host arrays, GPU
-# pipeline against the library's CPU path (run_host_bench.sh). Then (not with QUICK=1) bench_blas --quality twice
+# pipeline against the library's CPU path (run_host_bench.sh, HOST_ROUNDS rounds, default 3:
+# the medians decide; one round of separate processes did not resolve the crossover). Then (not with QUICK=1) bench_blas --quality twice
 # on that table's device shapes, the table again with those runs as more SGEMM evidence (both kinds
 # of beta for every shape), and a third --quality run that checks the final table.
 # The raw results stay in OUT_DIR beside the table. Install the table with the library
@@ -27,7 +28,7 @@ done
 for backend in cublas kernels; do
   MYBLAS_BACKEND=$backend "$build/bench/bench_blas" --hgemm > "$out/hgemm-$backend.csv"
 done
-PATHS="best_gpu cpu" "$here/run_host_bench.sh" "$build" "$out/host.csv" "$max" > /dev/null
+ROUNDS=${HOST_ROUNDS:-3} PATHS="best_gpu cpu" "$here/run_host_bench.sh" "$build" "$out/host.csv" "$max" > /dev/null
 cc=$(grep -m1 -oE 'sm_[0-9]{2,3}' "$out/sgemv-run1.csv" | sed -n 1p)
 make_table() {  # extra --sgemm evidence files as arguments
   python3 "$here/make_dispatch_table.py" --arch "$cc" --sgemv "$out/sgemv-run1.csv" "$out/sgemv-run2.csv" \
