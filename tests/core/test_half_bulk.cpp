@@ -11,22 +11,14 @@
 #include <random>
 #include <vector>
 
+#include "common/half_bits.h"
 #include "core/half.h"
 
 namespace {
 
-bool half_is_nan(uint16_t h) { return (h & 0x7c00u) == 0x7c00u && (h & 0x03ffu) != 0; }
-
-float from_bits(uint32_t x) {
-  float f;
-  std::memcpy(&f, &x, sizeof f);
-  return f;
-}
-uint32_t bits(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, sizeof x);
-  return x;
-}
+using mbtest::from_bits;
+using mbtest::half_is_nan;
+uint32_t bits(float f) { return mbtest::bits_of(f); }
 
 TEST(HalfBulk, WideningMatchesScalarForEveryHalf) {
   std::vector<uint16_t> h(65536 + 7);

@@ -8,18 +8,14 @@
 #include <cstring>
 #include <limits>
 
+#include "common/half_bits.h"
 #include "iface_common.h"
 
 namespace iface {
 namespace {
 
-bool half_is_nan(uint16_t h) { return (h & 0x7c00u) == 0x7c00u && (h & 0x03ffu) != 0; }
-
-float from_bits(uint32_t x) {
-  float f;
-  std::memcpy(&f, &x, sizeof f);
-  return f;
-}
+using mbtest::from_bits;
+using mbtest::half_is_nan;
 
 // The value of a binary16 pattern from its definition, independent of the library's decoding.
 double half_value(uint16_t h) {
