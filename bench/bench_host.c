@@ -17,6 +17,10 @@
  * time_ms, to 1 ns), and a '#' line per size with the path the library took, whether A lies in
  * the program-break heap (where the library needs no driver query), and the median and quartiles
  * of OpenBLAS/myblas over the samples (each sample's two times were taken side by side).
+ * OpenBLAS is dlopened before the library's first call, so the library finds it loaded and keeps
+ * OpenBLAS's own choice of kernels (backends/cpu/cpu_blas.cpp): both sides run the same kernels,
+ * which on the H100 host are Prescott unless OPENBLAS_CORETYPE names others (the 2026-11-26 runs
+ * set OPENBLAS_CORETYPE=SkylakeX, the kernels the library picks there by itself).
  * --sgemm-pair: the same for square SGEMM (samples of about 20 MFLOP). The separate-process rows
  * above cannot resolve 5% at these sizes (ms to 3 decimals, different processes, OpenBLAS's
  * threads warmed differently).
