@@ -3,7 +3,8 @@
 // run; a user's OPENBLAS_CORETYPE and MYBLAS_OPENBLAS_CORETYPE=keep leave OpenBLAS's choice.
 // MYBLAS_TEST_FAULT=cpu-core makes OpenBLAS's first choice Prescott, as on a CPU model it does not
 // know, so the reload runs on any machine with AVX2. Each ctest entry (tests/backends/
-// CMakeLists.txt) names in TEST_EXPECT_CORE what should happen: "best" (the reload) or a core name.
+// CMakeLists.txt) names in TEST_EXPECT_CORE what should happen: "best" (the reload) or a core name,
+// and in TEST_EXPECT_LOG a line the log must hold (an unknown MYBLAS_OPENBLAS_CORETYPE warns).
 // After the reload: SGEMM and SGEMV against a float64 loop, odd sizes, padded and guarded (beta 0
 // with NaN in C also at sizes where OpenBLAS is handed beta 0: cpu_backend.cpp), and a fork child
 // that calls SGEMM on the reloaded library.
@@ -12,7 +13,10 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -65,6 +69,8 @@ void check_sgemm(char ta, char tb, int m, int n, int k, float alpha, float beta,
 TEST(CpuCore, OpenBLASKernelsAsExpected) {
   const char* expect = std::getenv("TEST_EXPECT_CORE");
   ASSERT_TRUE(expect && *expect) << "run through ctest (TEST_EXPECT_CORE, MYBLAS_TEST_FAULT=cpu-core)";
+  const char* expect_log = std::getenv("TEST_EXPECT_LOG");
+  if (expect_log && std::getenv("MYBLAS_LOG")) std::remove(std::getenv("MYBLAS_LOG"));  // (appended to across runs)
   const std::string got = myblas_cpu_blas();  // loads the CPU BLAS: the first thing this process does
   if (got.find("OpenBLAS") == std::string::npos) GTEST_SKIP() << "the CPU BLAS is not OpenBLAS: " << got;
   std::string want = expect;
@@ -73,6 +79,14 @@ TEST(CpuCore, OpenBLASKernelsAsExpected) {
     if (want.empty()) GTEST_SKIP() << "this CPU has no AVX2/FMA: nothing to reload with";
   }
   EXPECT_NE(got.find("OpenBLAS, " + want + " kernels"), std::string::npos) << "myblas_cpu_blas(): " << got;
+  // TEST_EXPECT_LOG: text the library's log (MYBLAS_LOG) must hold, e.g. a warning.
+  if (const char* text = expect_log) {
+    const char* log = std::getenv("MYBLAS_LOG");
+    ASSERT_TRUE(log && *log);
+    std::ifstream in(log);
+    const std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(all.find(text), std::string::npos) << "log " << log << " lacks: " << text;
+  }
 }
 
 TEST(CpuCore, ResultsAfterTheChoice) {

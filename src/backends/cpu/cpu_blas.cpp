@@ -144,6 +144,8 @@ void* dlopen_with_core(const char* name, const char* core) {
 // Loads `name` and settles OpenBLAS's kernels as described above; *core is OpenBLAS's core in
 // use ("" if the library is not OpenBLAS), *note what was done about it (for the verbose log).
 void* load_cpu_blas(const char* name, std::string* core, std::string* note) {
+  if (!config().openblas_core_error.empty())
+    warn_once("openblas-core", "unknown MYBLAS_OPENBLAS_CORETYPE '" + config().openblas_core_error + "'; using auto");
   const bool user_core = std::getenv("OPENBLAS_CORETYPE") != nullptr;
   void* before = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);  // the program's own copy?
   if (before) dlclose(before);  // (only the reference this lookup took)
@@ -155,8 +157,6 @@ void* load_cpu_blas(const char* name, std::string* core, std::string* note) {
   const char* want = core_for(simd);
   if (core->empty() || !pre_avx2_core(*core) || !want) return h;
   const std::string chosen = *core;
-  if (!config().openblas_core_error.empty())
-    warn_once("openblas-core", "unknown MYBLAS_OPENBLAS_CORETYPE '" + config().openblas_core_error + "'; using auto");
   if (user_core || config().keep_openblas_core) {
     *note = strformat("OpenBLAS runs its %s kernels on this CPU with %s (%s)", chosen.c_str(), cpu_simd_name(simd),
                       user_core ? "OPENBLAS_CORETYPE set" : "MYBLAS_OPENBLAS_CORETYPE=keep");
