@@ -6,8 +6,8 @@
 // CMakeLists.txt) names in TEST_EXPECT_CORE what should happen: "best" (the reload) or a core name,
 // and in TEST_EXPECT_LOG a line the log must hold (an unknown MYBLAS_OPENBLAS_CORETYPE warns).
 // After the reload: SGEMM and SGEMV against a float64 loop, odd sizes, padded and guarded (beta 0
-// with NaN in C also at sizes where OpenBLAS is handed beta 0: cpu_backend.cpp), and a fork child
-// that calls SGEMM on the reloaded library.
+// with NaN in C, which OpenBLAS is handed: cpu_backend.cpp), and a fork child that calls SGEMM on
+// the reloaded library.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -93,8 +93,8 @@ TEST(CpuCore, ResultsAfterTheChoice) {
   std::mt19937_64 rng(mbtest::test_seed());
   for (char ta : {'N', 'T'})
     for (char tb : {'N', 'T'}) {
-      check_sgemm(ta, tb, 67, 45, 129, 0.75f, 0.f, rng);  // beta 0, NaN in C: zeroed by myblas
-      check_sgemm(ta, tb, 33, 31, 40, 1.5f, 0.f, rng);    // <= 64^3: beta 0 handed to OpenBLAS
+      check_sgemm(ta, tb, 67, 45, 129, 0.75f, 0.f, rng);  // beta 0, NaN in C: OpenBLAS must not read C
+      check_sgemm(ta, tb, 33, 31, 40, 1.5f, 0.f, rng);
       check_sgemm(ta, tb, 64, 64, 64, -0.5f, 0.f, rng);
       check_sgemm(ta, tb, 130, 97, 33, -1.25f, 0.5f, rng);
     }

@@ -98,17 +98,15 @@ void gemm_f32(const GemmProblem& p, const float* a, int64_t lda, const float* b,
     scale_f32(c, ldc, p.m, p.n, p.beta);
     return;
   }
-  // beta == 0 stores zeros without reading C, so NaN there never reaches the CPU BLAS, which is
-  // then asked for C += alpha*op(A)*op(B) (beta = 1): handed beta = 0 it would clear C a second
-  // time (host SGEMM 128^2: 0.84-0.90x OpenBLAS alone, 0.98-1.13x without the second pass,
-  // bench/results/h100-host-v4-2026-11-22.md). One exception, measured: OpenBLAS runs a call of
-  // m*n*k <= 64^3 on one thread, and there handing it beta = 0 (its beta = 0 kernels store
-  // zeros without reading C, which the NaN-in-C tests check on the kernels they run on) made a
-  // 64^3 call 0.94-0.97x OpenBLAS alone in one process instead of 0.86-0.87 (SkylakeX kernels,
-  // H100 host, bench/results/h100-host-paired-skx-2026-11-26.txt); from 96^3 up, where it
-  // threads, zeroing first measured as fast or faster.
-  const bool blas_zeroes = p.beta == 0.f && cpu_blas().openblas &&
-                           double(p.m) * double(p.n) * double(p.k) <= 262144.0;
+  // beta == 0: C is written without being read. OpenBLAS's beta = 0 kernels store zeros without
+  // reading C, so it is handed beta = 0 (the NaN-in-C tests check this on every kernel set they
+  // run on: tests/backends/test_cpu_core.cpp loads Prescott, Haswell/SkylakeX and OpenBLAS's own
+  // choice). Zeroing C here first and handing it beta = 1 instead measured 0.88-0.92x OpenBLAS
+  // alone at 96^3 and 256^3-384^3 (SkylakeX kernels, H100 host; faster, 1.06-1.17x, only at
+  // 128^3-160^3), handing beta = 0 0.96-1.02x at every size from 64^3 to 384^3
+  // (bench/results/h100-host-paired-small-2026-11-26.txt): OpenBLAS's own behaviour. Another
+  // CPU BLAS (MYBLAS_CPU_BLAS) is not trusted with it: C is zeroed first and it gets beta = 1.
+  const bool blas_zeroes = p.beta == 0.f && cpu_blas().openblas;
   if (p.beta == 0.f && !blas_zeroes) scale_f32(c, ldc, p.m, p.n, 0.f);
   const float beta = p.beta == 0.f && !blas_zeroes ? 1.f : p.beta;
   const char ta = op_char(p.ta), tb = op_char(p.tb);
