@@ -1,4 +1,4 @@
-// What vector instructions this CPU and its operating system let a program use (cpuid + xgetbv).
+// What vector instructions this CPU and its operating system let a program use.
 #pragma once
 
 namespace myblas {
