@@ -15,10 +15,11 @@ bench=$build/bench/bench_host
 openblas=$(find ${LD_LIBRARY_PATH//:/ } -maxdepth 1 -name libopenblas.so.0 2>/dev/null | head -1)
 [ -n "$openblas" ] || openblas=$(ldconfig -p | awk '/libopenblas.so.0/{print $NF; exit}')
 nvblas=$(ls /usr/local/cuda/lib64/libnvblas.so* 2>/dev/null | head -1 || true)
+tuned=${TUNED_CORE:-SkylakeX}
 {
   echo "# bench_host: host arrays end to end (median wall time per call); $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "# device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sed -n 1p || echo none) (sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | sed -n 1p | tr -d .)); host cores: $(nproc); revision: ${REVISION:-$(git -C "$(dirname "$0")/.." rev-parse --short HEAD 2>/dev/null || echo unknown)}"
-  echo "# command: bench/run_host_bench.sh $*   (OpenBLAS: $openblas, threads: ${OPENBLAS_NUM_THREADS:-all}; openblas_tuned: OPENBLAS_CORETYPE=${TUNED_CORE:-SkylakeX}; NVBLAS: ${nvblas:-missing})"
+  echo "# command: bench/run_host_bench.sh $*   (OpenBLAS: $openblas, threads: ${OPENBLAS_NUM_THREADS:-all}; openblas_tuned: OPENBLAS_CORETYPE=$tuned; NVBLAS: ${nvblas:-missing})"
 } > "$out"
 # PATHS (default all): myblas = as dispatched; best_gpu = myblas with MYBLAS_BACKEND=cublas
 # (host arrays through the pipeline); cpu = myblas with MYBLAS_BACKEND=cpu (its CPU path, with
@@ -27,7 +28,6 @@ nvblas=$(ls /usr/local/cuda/lib64/libnvblas.so* 2>/dev/null | head -1 || true)
 # (default SkylakeX: on the H100's host OpenBLAS 0.3.21 picks Prescott by itself); nvblas.
 # The CPU paths stop at 8192.
 paths=${PATHS:-"myblas best_gpu cpu openblas openblas_tuned nvblas"}
-tuned=${TUNED_CORE:-SkylakeX}
 cpu_max=$(( max < 8192 ? max : 8192 ))
 echo "routine,path,m,n,k,time_ms,gflops" >> "$out"
 rounds=${ROUNDS:-1}
