@@ -42,8 +42,12 @@ enum class SgemmKernel {
   smallk_prefetch,    // as smallk, C's tile prefetched into L2 at the start of the block
   smallk_serial,      // as smallk with store_tile_8x8's one-float4-at-a-time C reads
   smallk_persistent,  // as smallk on a persistent grid (two blocks per SM walking the tiles)
+  // Shape-specialised (src/kernels/sgemm/smallk_panel_128x128x32.cu): smallk's tiles and epilogue
+  // with 16-byte copies for every transpose (k-contiguous operands kept k-contiguous in shared
+  // memory, swizzled), 32 k per stage, two stages; smallk's scalar copies for misaligned operands.
+  smallk_panel,
 };
-constexpr int kSgemmKernelCount = 18;
+constexpr int kSgemmKernelCount = 19;
 
 const char* sgemm_kernel_name(SgemmKernel k);
 bool sgemm_kernel_from_name(const char* name, SgemmKernel* out);

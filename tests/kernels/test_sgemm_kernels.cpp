@@ -64,6 +64,7 @@ bool must_refuse(SgemmKernel k, const Case& c) {
     case SgemmKernel::smallk_prefetch:
     case SgemmKernel::smallk_serial:
     case SgemmKernel::smallk_persistent:
+    case SgemmKernel::smallk_panel:
       return false;
     case SgemmKernel::vectorized:
     case SgemmKernel::warptile:

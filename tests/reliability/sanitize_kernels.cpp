@@ -451,6 +451,7 @@ Tile sgemm_tile(SgemmKernel k) {
     case SgemmKernel::smallk_prefetch:
     case SgemmKernel::smallk_serial:
     case SgemmKernel::smallk_persistent: return {128, 128, 16};
+    case SgemmKernel::smallk_panel: return {128, 128, 32};
   }
   return {128, 128, 16};
 }

@@ -152,6 +152,41 @@ __device__ __forceinline__ void store_tile_8x8(const Args& g, const float (&acc)
   }
 }
 
+// The smallk kernels' epilogue of a whole tile with 16-byte aligned columns and beta != 0 (store_tile_8x8's
+// layout): a lane's 16 float4 of C are read in two batches of 8 (4 columns x 2 halves), every
+// read of a batch issued before any store. store_tile_8x8 reads and writes one float4 at a time,
+// and as a read may alias the store before it, each read waits for the previous write: 16 memory
+// round trips per tile. c0: the lane's first element of C. STREAM: evict-first hints
+// (ld/st.global.cs).
+using CBatch = float4[4][2];  // (4 columns) x (2 halves, 32 rows apart) of a lane's C
+template <bool STREAM>
+__device__ __forceinline__ void load_c_batch(CBatch& old, const float* c0, int64_t ldc, int ph) {
+#pragma unroll
+  for (int q = 0; q < 4; ++q)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const float4* p = reinterpret_cast<const float4*>(c0 + (ph * 16 + q) * ldc + 32 * h);
+      old[q][h] = STREAM ? __ldcs(p) : *p;
+    }
+}
+template <bool STREAM>
+__device__ __forceinline__ void store_c_batch(const CBatch& old, const float (&acc)[8][8], float* c0, int64_t ldc,
+                                              int ph, float alpha, float beta) {
+#pragma unroll
+  for (int q = 0; q < 4; ++q)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int c = ph * 4 + q;
+      const float4 o = old[q][h];
+      const float4 v =
+          make_float4(fmaf(alpha, acc[4 * h][c], beta * o.x), fmaf(alpha, acc[4 * h + 1][c], beta * o.y),
+                      fmaf(alpha, acc[4 * h + 2][c], beta * o.z), fmaf(alpha, acc[4 * h + 3][c], beta * o.w));
+      float4* p = reinterpret_cast<float4*>(c0 + (ph * 16 + q) * ldc + 32 * h);
+      if (STREAM) __stcs(p, v);
+      else *p = v;
+    }
+}
+
 // One launcher per file; each returns cudaGetLastError() after its launches.
 cudaError_t launch_naive(const GemmProblem& p, cudaStream_t s);
 cudaError_t launch_coalesced(const GemmProblem& p, cudaStream_t s);

@@ -31,6 +31,7 @@ constexpr KernelEntry<SgemmKernel> kTable[kSgemmKernelCount] = {
     {SgemmKernel::smallk_prefetch, "smallk_128x128x16_prefetch", false},
     {SgemmKernel::smallk_serial, "smallk_128x128x16_serial", false},
     {SgemmKernel::smallk_persistent, "smallk_128x128x16_persistent", false},
+    {SgemmKernel::smallk_panel, "smallk_panel_128x128x32", true},
 };
 
 }  // namespace
@@ -76,6 +77,7 @@ const char* sgemm_can_implement(SgemmKernel k, const GemmProblem& p) {
     case SgemmKernel::smallk_prefetch:
     case SgemmKernel::smallk_serial:
     case SgemmKernel::smallk_persistent:
+    case SgemmKernel::smallk_panel:
       return sgemm_detail::smallk_tiles(p) < (int64_t(1) << 31) ? nullptr : "more than 2^31 - 1 tiles of 128 x 128";
   }
   return "unknown kernel";
@@ -101,8 +103,14 @@ const char* sgemm_can_implement(SgemmKernel k, const GemmProblem& p) {
 //   (8192^2 x 64 in every transpose, 8192^2 x 32 and x 128, 4096^2 x 64 and x 128, 2048^2 x 64,
 //   8000^2 x 64) against 0.79-1.06x for pipelined_s4. With beta == 0 (no C reads) it is no faster
 //   than pipelined_s4 at k = 64, and regdb_256x128 stays ahead at k = 128. Smaller m*n: not measured.
+// - smallk_panel (bench/results/h100-sgemm-smallk-v3-2026-11-26.md) for k <= 64 with m*n >= 2048^2:
+//   1.15-1.34x cuBLAS at 8192^2 x 64 in every transpose (smallk 1.05-1.21x), 1.34x at 4096^2 and
+//   2048^2 x 64, 1.17x at 8000^2 x 64, and with beta == 0 1.10-1.12x at 8192^2 x 64 (smallk
+//   1.03-1.05x); k = 32 within 1% of smallk; at k = 128 smallk stays ahead (0.96-0.98x against
+//   1.02-1.03x).
 SgemmKernel sgemm_choose(const GemmProblem& p) {
   if (p.m <= 16 || p.n <= 16) return SgemmKernel::skinny_r16;
+  if (p.k <= 64 && int64_t(p.m) * p.n >= int64_t(2048) * 2048) return SgemmKernel::smallk_panel;
   if (p.k <= 128 && p.beta != 0.f && int64_t(p.m) * p.n >= int64_t(2048) * 2048) return SgemmKernel::smallk;
   const bool edge_blocks = p.m % 128 != 0 || p.n % 128 != 0;
   if (p.k < 128 || (edge_blocks && (p.m < 4000 || p.n < 4000))) return SgemmKernel::pipelined_s4;
@@ -135,6 +143,7 @@ cudaError_t sgemm_run(SgemmKernel k, const GemmProblem& p, cudaStream_t s) {
     case SgemmKernel::smallk_prefetch: return launch_smallk(p, {false, true, true, false}, s);
     case SgemmKernel::smallk_serial: return launch_smallk(p, {false, false, false, false}, s);
     case SgemmKernel::smallk_persistent: return launch_smallk(p, {true, false, true, false}, s);
+    case SgemmKernel::smallk_panel: return launch_smallk_panel(p, s);
   }
   return cudaErrorInvalidValue;
 }

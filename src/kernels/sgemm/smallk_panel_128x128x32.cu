@@ -1,0 +1,220 @@
+// Shape-specialised kernel, smallk_panel_128x128x32: C := alpha*op(A)*op(B) + beta*C for small k
+// (<= 128) with large m and n, on operands that 16-byte loads can read.
+//
+// What changed from smallk_128x128x16 and why. Same block tile (128x128, 8 warps of 64x32, 8x8
+// lane patches, two blocks per SM), FMA core (mma_tile_8x8) and batched C epilogue; the copy side
+// is new. ncu of smallk at 8192^2 x 64 (bench/results/h100-sgemm-smallk-v2-2026-11-22.md) counted
+// per warp and tile ~4160 FFMA beside ~1800 other instructions, 900 of them integer: at k = 64
+// the FMA loop is short, so the copies' address and predicate arithmetic takes a third of the
+// issue slots. smallk copies the operands that are contiguous along k (A T, B N) with 4-byte
+// cp.async, transposing on the way (32 copies and their addresses a thread and tile per operand);
+// NT, where both operands take 16-byte copies, was its fastest transpose (264 against 281-311 us).
+// Here:
+// - Operands contiguous along m or n (A N, B T) take 16-byte cp.async as before.
+// - Operands contiguous along k are read with 16-byte loads into registers (2 lanes a column, so
+//   a warp reads 16 columns x 32 contiguous bytes) and stored transposed, 4 floats a load, into
+//   the same [k][p] layout; rows of 132 floats put the 32 stores of a warp (16 columns x 2 rows 4
+//   apart) in 32 different banks. 4 loads and 16 stores a thread per 32 k, against 32 copies.
+//   (Measured first: keeping them k-contiguous in shared memory ([p][k], XOR-swizzled, a float4
+//   giving 4 k of one row) cut the instructions further but ran NN at 268-275 us against NT's
+//   229-238, ncu showing twice NT's dispatch stalls: bench/results/h100-sgemm-smallk-v3-2026-11-26.md.)
+// - 32 k per stage, two stages: at k = 64 the whole panel is requested at the block's start and
+//   the FMAs start when the first half has landed; for k > 64 the loads of stage kt + 2 are issued
+//   before stage kt's FMAs and stored after them.
+// - Addresses are a base pointer per thread plus constant strides; one block per tile.
+// Operands that 16-byte loads cannot read (a base not 16-byte aligned, or a leading dimension not
+// a multiple of 4) run smallk_128x128x16 instead, which has scalar copy paths.
+//
+// Measured: bench/results/h100-sgemm-smallk-v3-2026-11-26.md.
+//
+// Any k is correct (what lies past k and past m or n is zero-filled and never read); beta == 0
+// never reads C; edge tiles and misaligned or padded C take store_tile_8x8.
+#include "kernels/sgemm/common.cuh"
+#include "kernels/sgemm/smallk.cuh"
+
+namespace myblas {
+namespace sgemm_detail {
+namespace {
+
+constexpr int BM = kTileM, BN = kTileN, BK = 32;
+constexpr int kThreads = kTileThreads;
+constexpr int kStages = 2;
+constexpr int LDP = 132;                          // shared row of a panel (floats): op(X)(p, l) at [l*LDP + p]
+constexpr int kGroupM = 8;                        // tile rows per swizzle group (L2 reuse)
+constexpr int kOperandFloats = BK * LDP;          // one operand's panel of a stage
+constexpr int kStageFloats = 2 * kOperandFloats;  // A's then B's
+static_assert(BM == 128 && BN == 128 && kThreads == 256 && BK == 32,
+              "the copy maps below assume 128x128 tiles, 32 k, 256 threads");
+
+// Copies the first v (0..4) floats at src into dst[0..3] and zeroes the rest: one 16-byte copy when
+// the chunk is whole or empty (then nothing is read), else 4-byte copies, so that no copy covers
+// bytes past the operand's last element (a 16-byte copy with a short source size reads only
+// those bytes, but compute-sanitizer counts the whole 16 as read).
+__device__ __forceinline__ void copy16(float* dst, const float* src, const float* any, int v) {
+  if (v == 4 || v == 0) {
+    cp_async16(dst, v ? src : any, v);
+  } else {
+#pragma unroll
+    for (int q = 0; q < 4; ++q) cp_async4(dst + q, q < v ? src + q : any, q < v);
+  }
+}
+
+// op(X)(p0 .. p0+127, k0 .. k0+31) of an operand contiguous along p, x[p + l*ld], into dst[l*LDP +
+// p] by 16-byte cp.async (a warp copies one l, 512 contiguous bytes), zero past (extent, k).
+__device__ __forceinline__ void copy_contig(float* dst, const float* x, int64_t ld, int p0, int extent, int k0,
+                                            int k) {
+  const int t = threadIdx.x;
+  const int p = (t % 32) * 4, l = t / 32;  // this thread's first (p, l); l steps by 8
+  const int left_p = extent - (p0 + p);
+  const int vp = left_p >= 4 ? 4 : left_p > 0 ? left_p : 0;
+  const float* src = x + (p0 + p) + int64_t(k0 + l) * ld;
+  const int64_t step = 8 * ld;
+  float* d = dst + l * LDP + p;
+#pragma unroll
+  for (int r = 0; r < BK / 8; ++r, src += step, d += 8 * LDP) copy16(d, src, x, k0 + l + 8 * r < k ? vp : 0);
+}
+
+// An operand contiguous along k, x[l + p*ld]: a thread's 4 float4 of op(X)(p0 .. p0+127, k0 ..
+// k0+31). Thread t takes column p = 16 (t / 32) + t % 16 and k 8r + 4 ((t / 16) % 2) .. +3 for r
+// = 0..3: two lanes read a column's 32 contiguous bytes of a k step of 8.
+struct KRegs {
+  float4 v[4];
+};
+__device__ __forceinline__ void load_kcontig(KRegs& out, const float* x, int64_t ld, int p0, int extent, int k0,
+                                             int k) {
+  const int t = threadIdx.x;
+  const int p = 16 * (t / 32) + t % 16, h = (t / 16) % 2;
+  const bool col = p0 + p < extent;
+  const float* src = x + (k0 + 4 * h) + int64_t(col ? p0 + p : 0) * ld;
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    const int left = col ? k - (k0 + 8 * r + 4 * h) : 0;
+    if (left >= 4) {
+      out.v[r] = *reinterpret_cast<const float4*>(src + 8 * r);
+    } else {  // past k (or past the operand's columns): zeros, reading only what is there
+      out.v[r] = make_float4(left > 0 ? src[8 * r] : 0.f, left > 1 ? src[8 * r + 1] : 0.f,
+                             left > 2 ? src[8 * r + 2] : 0.f, 0.f);
+    }
+  }
+}
+// ... stored transposed into dst[l*LDP + p]: for each of the 4 floats, the warp's 32 stores go to
+// 16 columns of 2 rows 4 apart, 4 * LDP = 528 = 16 (mod 32) banks apart: no conflicts.
+__device__ __forceinline__ void store_kcontig(const KRegs& in, float* dst) {
+  const int t = threadIdx.x;
+  const int p = 16 * (t / 32) + t % 16, h = (t / 16) % 2;
+  float* d = dst + (4 * h) * LDP + p;
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    d[(8 * r + 0) * LDP] = in.v[r].x;
+    d[(8 * r + 1) * LDP] = in.v[r].y;
+    d[(8 * r + 2) * LDP] = in.v[r].z;
+    d[(8 * r + 3) * LDP] = in.v[r].w;
+  }
+}
+
+// KA / KB: A / B contiguous along k (A T, B N), staged through registers; else cp.async.
+// SHORT: k <= 2 * BK, both stages filled by the prologue (no loads in flight across the FMAs:
+// the general loop's staged registers made ptxas spill 108-112 bytes for NN and TT).
+template <bool KA, bool KB, bool SHORT>
+__global__ __launch_bounds__(kThreads, 2) void sgemm_smallk_panel(Args g) {
+  extern __shared__ __align__(16) float smem[];  // kStages x {A panel, B panel}
+  const TileCoord tc = swizzled_tile(blockIdx.x, (g.m + BM - 1) / BM, (g.n + BN - 1) / BN, kGroupM);
+  const int bm = tc.tm * BM, bn = tc.tn * BN;
+  const int ktiles = (g.k + BK - 1) / BK;
+  auto panel = [&](int kt) { return smem + (kt % kStages) * kStageFloats; };
+  KRegs ra, rb;  // k-contiguous operands of a stage in flight
+  auto fetch = [&](int kt, KRegs& a, KRegs& b) {
+    if (KA) load_kcontig(a, g.a, g.lda, bm, g.m, kt * BK, g.k);
+    if (KB) load_kcontig(b, g.b, g.ldb, bn, g.n, kt * BK, g.k);
+  };
+  auto put = [&](int kt, const KRegs& a, const KRegs& b) {  // the stage's stores and copies, one group
+    float* st = panel(kt);
+    if (KA) store_kcontig(a, st);
+    else copy_contig(st, g.a, g.lda, bm, g.m, kt * BK, g.k);
+    if (KB) store_kcontig(b, st + kOperandFloats);
+    else copy_contig(st + kOperandFloats, g.b, g.ldb, bn, g.n, kt * BK, g.k);
+    cp_async_commit();
+  };
+  // Prologue: both stages' loads before either's stores. (Issuing both stages' cp.async copies
+  // before the loads instead measured 4-5% slower for NN and TT: the loads, whose stores wait
+  // for them, have the longest way to go.)
+  {
+    KRegs ra1, rb1;
+    fetch(0, ra, rb);
+    if (ktiles > 1) fetch(1, ra1, rb1);
+    put(0, ra, rb);
+    if (ktiles > 1) put(1, ra1, rb1);
+    else cp_async_commit();  // (empty: the wait below counts groups)
+  }
+
+  const LaneTile lt = lane_tile();
+  float acc[8][8] = {};
+#pragma unroll 1
+  for (int kt = 0; kt < ktiles; ++kt) {
+    cp_async_wait<1>();  // stage kt's copies have landed (this thread's) ...
+    __syncthreads();     // ... and everyone's copies and stores
+    const bool more = !SHORT && kt + kStages < ktiles;
+    if (more) fetch(kt + kStages, ra, rb);  // in flight during the FMAs
+    const float* st = panel(kt);
+    mma_tile_8x8<BK, LDP, LDP>(st, st + kOperandFloats, lt, acc);
+    if (more) {
+      __syncthreads();  // every warp is done with this stage before it is refilled
+      put(kt + kStages, ra, rb);
+    } else {
+      cp_async_commit();
+    }
+  }
+
+  const bool vec = aligned16(g.c) && g.ldc % 4 == 0;
+  if (vec && bm + BM <= g.m && bn + BN <= g.n) {
+    float* c0 = g.c + (bm + lt.row0) + int64_t(bn + lt.col0) * g.ldc;
+    if (g.beta != 0.f) {
+#pragma unroll
+      for (int ph = 0; ph < 2; ++ph) {
+        CBatch old;
+        load_c_batch<false>(old, c0, g.ldc, ph);
+        store_c_batch<false>(old, acc, c0, g.ldc, ph, g.alpha, g.beta);
+      }
+    } else {
+#pragma unroll
+      for (int c = 0; c < 8; ++c)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+          *reinterpret_cast<float4*>(c0 + int64_t((c / 4) * 16 + c % 4) * g.ldc + 32 * h) =
+              make_float4(g.alpha * acc[4 * h][c], g.alpha * acc[4 * h + 1][c], g.alpha * acc[4 * h + 2][c],
+                          g.alpha * acc[4 * h + 3][c]);
+    }
+  } else {
+    store_tile_8x8(g, acc, bm, bn, lt, vec);
+  }
+}
+
+template <bool KA, bool KB, bool SHORT>
+cudaError_t launch_panel(const Args& g, cudaStream_t s) {
+  constexpr size_t smem = size_t(kStages) * kStageFloats * sizeof(float);
+  static SmemLimitOnce limit;
+  auto kernel = sgemm_smallk_panel<KA, KB, SHORT>;
+  const cudaError_t e = limit.set(reinterpret_cast<const void*>(kernel), smem);
+  if (e != cudaSuccess) return e;
+  const int tiles = ((g.m + BM - 1) / BM) * ((g.n + BN - 1) / BN);
+  kernel<<<tiles, kThreads, smem, s>>>(g);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+cudaError_t launch_smallk_panel(const GemmProblem& p, cudaStream_t s) {
+  const bool ka = p.ta == Op::T, kb = p.tb == Op::N;  // which operands are contiguous along k
+  if (!aligned16(p.a) || p.lda % 4 || !aligned16(p.b) || p.ldb % 4)
+    return launch_smallk(p, {false, false, true, false}, s);  // smallk's scalar copies
+  const Args g = make_args(p);
+  if (p.k <= kStages * BK) {
+    if (ka) return kb ? launch_panel<true, true, true>(g, s) : launch_panel<true, false, true>(g, s);
+    return kb ? launch_panel<false, true, true>(g, s) : launch_panel<false, false, true>(g, s);
+  }
+  if (ka) return kb ? launch_panel<true, true, false>(g, s) : launch_panel<true, false, false>(g, s);
+  return kb ? launch_panel<false, true, false>(g, s) : launch_panel<false, false, false>(g, s);
+}
+
+}  // namespace sgemm_detail
+}  // namespace myblas
