@@ -103,15 +103,14 @@ const char* sgemm_can_implement(SgemmKernel k, const GemmProblem& p) {
 //   (8192^2 x 64 in every transpose, 8192^2 x 32 and x 128, 4096^2 x 64 and x 128, 2048^2 x 64,
 //   8000^2 x 64) against 0.79-1.06x for pipelined_s4. With beta == 0 (no C reads) it is no faster
 //   than pipelined_s4 at k = 64, and regdb_256x128 stays ahead at k = 128. Smaller m*n: not measured.
-// - smallk_panel (bench/results/h100-sgemm-smallk-v3-2026-11-26.md) for k <= 64 with m*n >= 2048^2:
-//   1.15-1.34x cuBLAS at 8192^2 x 64 in every transpose (smallk 1.05-1.21x), 1.34x at 4096^2 and
-//   2048^2 x 64, 1.17x at 8000^2 x 64, and with beta == 0 1.10-1.12x at 8192^2 x 64 (smallk
-//   1.03-1.05x); k = 32 within 1% of smallk; at k = 128 smallk stays ahead (0.96-0.98x against
-//   1.02-1.03x).
+// - smallk_panel (bench/results/h100-sgemm-smallk-v3-2026-11-26.md) for k <= 128 with m*n >= 2048^2:
+//   at 8192^2 x 64, 1.12-1.38x cuBLAS in every transpose (smallk 1.04-1.26x in the same runs), and
+//   1.07-1.16x with beta == 0; 1.33-1.37x at 4096^2 and 2048^2 x 64, 1.16-1.19x at 8000^2 x 64;
+//   at 8192^2 x 128 1.06-1.07x (beta 0.5) and 1.07-1.08x (beta 0) against smallk's 1.02 and 0.97-0.99
+//   and regdb_256x128's 1.05 (beta 0); k = 32 within 1% of smallk.
 SgemmKernel sgemm_choose(const GemmProblem& p) {
   if (p.m <= 16 || p.n <= 16) return SgemmKernel::skinny_r16;
-  if (p.k <= 64 && int64_t(p.m) * p.n >= int64_t(2048) * 2048) return SgemmKernel::smallk_panel;
-  if (p.k <= 128 && p.beta != 0.f && int64_t(p.m) * p.n >= int64_t(2048) * 2048) return SgemmKernel::smallk;
+  if (p.k <= 128 && int64_t(p.m) * p.n >= int64_t(2048) * 2048) return SgemmKernel::smallk_panel;
   const bool edge_blocks = p.m % 128 != 0 || p.n % 128 != 0;
   if (p.k < 128 || (edge_blocks && (p.m < 4000 || p.n < 4000))) return SgemmKernel::pipelined_s4;
   const bool nn_or_tn = p.tb == Op::N;

@@ -19,8 +19,12 @@
 //   giving 4 k of one row) cut the instructions further but ran NN at 268-275 us against NT's
 //   229-238, ncu showing twice NT's dispatch stalls: bench/results/h100-sgemm-smallk-v3-2026-11-26.md.)
 // - 32 k per stage, two stages: at k = 64 the whole panel is requested at the block's start and
-//   the FMAs start when the first half has landed; for k > 64 the loads of stage kt + 2 are issued
-//   before stage kt's FMAs and stored after them.
+//   the FMAs start when the first half has landed. For k > 64, stage kt + 2 is requested during
+//   stage kt's FMAs; there the staged registers made ptxas spill (108-112 bytes for NN and TT),
+//   so a single k-contiguous operand (NN, TT) goes by 16-byte cp.async into a staging area in its
+//   own layout and is transposed shared-to-shared once landed (8192^2 x 128 NN: 453 us against
+//   503 through registers); at k <= 64 that staging's extra barrier and transpose between the
+//   copy and the FMAs cost more than they save (NN 279 us against 257-259), so it stays there.
 // - Addresses are a base pointer per thread plus constant strides; one block per tile.
 // Operands that 16-byte loads cannot read (a base not 16-byte aligned, or a leading dimension not
 // a multiple of 4) run smallk_128x128x16 instead, which has scalar copy paths.
@@ -112,56 +116,116 @@ __device__ __forceinline__ void store_kcontig(const KRegs& in, float* dst) {
   }
 }
 
+// The other way for a k-contiguous operand: 16-byte cp.async into a staging area that keeps its
+// layout ([p][k]: 128 rows of LDK floats; a quarter warp copies one row's 128 contiguous bytes),
+// then, once landed, a shared-to-shared transpose into the [k][p] panel: a thread's 4 float4 are
+// load_kcontig's (rows of 36 floats put a quarter warp's 8 float4 in 8 bank groups), stored by
+// store_kcontig. No registers are held while the copy is in flight.
+constexpr int LDK = 36;
+constexpr int kStagingFloats = 128 * LDK;
+__device__ __forceinline__ void copy_kstage(float* dst, const float* x, int64_t ld, int p0, int extent, int k0,
+                                            int k) {
+  const int t = threadIdx.x;
+  const int q = t % 8, p = t / 8;  // this thread's 16-byte slot of k and first row; rows step by 32
+  const int left_k = k - (k0 + 4 * q);
+  const int vk = left_k >= 4 ? 4 : left_k > 0 ? left_k : 0;
+  const float* src = x + (k0 + 4 * q) + int64_t(p0 + p) * ld;
+  const int64_t step = 32 * ld;
+  float* d = dst + p * LDK + 4 * q;
+#pragma unroll
+  for (int r = 0; r < 4; ++r, src += step, d += 32 * LDK) copy16(d, src, x, p0 + p + 32 * r < extent ? vk : 0);
+}
+__device__ __forceinline__ void transpose_kstage(const float* staging, float* dst) {
+  const int t = threadIdx.x;
+  const int p = 16 * (t / 32) + t % 16, h = (t / 16) % 2;
+  KRegs v;
+#pragma unroll
+  for (int r = 0; r < 4; ++r) v.v[r] = *reinterpret_cast<const float4*>(staging + p * LDK + 8 * r + 4 * h);
+  store_kcontig(v, dst);
+}
+
 // KA / KB: A / B contiguous along k (A T, B N), staged through registers; else cp.async.
 // SHORT: k <= 2 * BK, both stages filled by the prologue (no loads in flight across the FMAs:
 // the general loop's staged registers made ptxas spill 108-112 bytes for NN and TT).
-template <bool KA, bool KB, bool SHORT>
+// VIA_SMEM (exactly one of KA, KB): that operand goes through the staging area instead.
+template <bool KA, bool KB, bool SHORT, bool VIA_SMEM>
 __global__ __launch_bounds__(kThreads, 2) void sgemm_smallk_panel(Args g) {
-  extern __shared__ __align__(16) float smem[];  // kStages x {A panel, B panel}
+  extern __shared__ __align__(16) float smem[];  // kStages x {A panel, B panel}[, kStages x staging]
   const TileCoord tc = swizzled_tile(blockIdx.x, (g.m + BM - 1) / BM, (g.n + BN - 1) / BN, kGroupM);
   const int bm = tc.tm * BM, bn = tc.tn * BN;
   const int ktiles = (g.k + BK - 1) / BK;
   auto panel = [&](int kt) { return smem + (kt % kStages) * kStageFloats; };
-  KRegs ra, rb;  // k-contiguous operands of a stage in flight
-  auto fetch = [&](int kt, KRegs& a, KRegs& b) {
-    if (KA) load_kcontig(a, g.a, g.lda, bm, g.m, kt * BK, g.k);
-    if (KB) load_kcontig(b, g.b, g.ldb, bn, g.n, kt * BK, g.k);
-  };
-  auto put = [&](int kt, const KRegs& a, const KRegs& b) {  // the stage's stores and copies, one group
-    float* st = panel(kt);
-    if (KA) store_kcontig(a, st);
-    else copy_contig(st, g.a, g.lda, bm, g.m, kt * BK, g.k);
-    if (KB) store_kcontig(b, st + kOperandFloats);
-    else copy_contig(st + kOperandFloats, g.b, g.ldb, bn, g.n, kt * BK, g.k);
-    cp_async_commit();
-  };
-  // Prologue: both stages' loads before either's stores. (Issuing both stages' cp.async copies
-  // before the loads instead measured 4-5% slower for NN and TT: the loads, whose stores wait
-  // for them, have the longest way to go.)
-  {
-    KRegs ra1, rb1;
-    fetch(0, ra, rb);
-    if (ktiles > 1) fetch(1, ra1, rb1);
-    put(0, ra, rb);
-    if (ktiles > 1) put(1, ra1, rb1);
-    else cp_async_commit();  // (empty: the wait below counts groups)
-  }
-
   const LaneTile lt = lane_tile();
   float acc[8][8] = {};
-#pragma unroll 1
-  for (int kt = 0; kt < ktiles; ++kt) {
-    cp_async_wait<1>();  // stage kt's copies have landed (this thread's) ...
-    __syncthreads();     // ... and everyone's copies and stores
-    const bool more = !SHORT && kt + kStages < ktiles;
-    if (more) fetch(kt + kStages, ra, rb);  // in flight during the FMAs
-    const float* st = panel(kt);
-    mma_tile_8x8<BK, LDP, LDP>(st, st + kOperandFloats, lt, acc);
-    if (more) {
-      __syncthreads();  // every warp is done with this stage before it is refilled
-      put(kt + kStages, ra, rb);
-    } else {
+  if constexpr (VIA_SMEM) {
+    static_assert(KA != KB, "one k-contiguous operand");
+    auto staging = [&](int kt) { return smem + kStages * kStageFloats + (kt % kStages) * kStagingFloats; };
+    auto issue = [&](int kt) {  // the stage's copies, one group
+      float* st = panel(kt);
+      if (KA) copy_kstage(staging(kt), g.a, g.lda, bm, g.m, kt * BK, g.k);
+      else copy_contig(st, g.a, g.lda, bm, g.m, kt * BK, g.k);
+      if (KB) copy_kstage(staging(kt), g.b, g.ldb, bn, g.n, kt * BK, g.k);
+      else copy_contig(st + kOperandFloats, g.b, g.ldb, bn, g.n, kt * BK, g.k);
       cp_async_commit();
+    };
+    issue(0);
+    if (ktiles > 1) issue(1);
+    else cp_async_commit();  // (empty: the wait below counts groups)
+#pragma unroll 1
+    for (int kt = 0; kt < ktiles; ++kt) {
+      cp_async_wait<1>();  // stage kt's copies have landed (this thread's) ...
+      __syncthreads();     // ... and everyone's
+      float* st = panel(kt);
+      transpose_kstage(staging(kt), st + (KA ? 0 : kOperandFloats));
+      __syncthreads();
+      mma_tile_8x8<BK, LDP, LDP>(st, st + kOperandFloats, lt, acc);
+      if (kt + kStages < ktiles) {
+        __syncthreads();  // every warp is done with this stage before it is refilled
+        issue(kt + kStages);
+      } else {
+        cp_async_commit();
+      }
+    }
+  } else {
+    KRegs ra, rb;  // k-contiguous operands of a stage in flight
+    auto fetch = [&](int kt, KRegs& a, KRegs& b) {
+      if (KA) load_kcontig(a, g.a, g.lda, bm, g.m, kt * BK, g.k);
+      if (KB) load_kcontig(b, g.b, g.ldb, bn, g.n, kt * BK, g.k);
+    };
+    auto put = [&](int kt, const KRegs& a, const KRegs& b) {  // the stage's stores and copies, one group
+      float* st = panel(kt);
+      if (KA) store_kcontig(a, st);
+      else copy_contig(st, g.a, g.lda, bm, g.m, kt * BK, g.k);
+      if (KB) store_kcontig(b, st + kOperandFloats);
+      else copy_contig(st + kOperandFloats, g.b, g.ldb, bn, g.n, kt * BK, g.k);
+      cp_async_commit();
+    };
+    // Prologue: both stages' loads before either's stores. (Issuing both stages' cp.async copies
+    // before the loads instead measured 4-5% slower for NN and TT: the loads, whose stores wait
+    // for them, have the longest way to go.)
+    {
+      KRegs ra1, rb1;
+      fetch(0, ra, rb);
+      if (ktiles > 1) fetch(1, ra1, rb1);
+      put(0, ra, rb);
+      if (ktiles > 1) put(1, ra1, rb1);
+      else cp_async_commit();  // (empty: the wait below counts groups)
+    }
+
+#pragma unroll 1
+    for (int kt = 0; kt < ktiles; ++kt) {
+      cp_async_wait<1>();  // stage kt's copies have landed (this thread's) ...
+      __syncthreads();     // ... and everyone's copies and stores
+      const bool more = !SHORT && kt + kStages < ktiles;
+      if (more) fetch(kt + kStages, ra, rb);  // in flight during the FMAs
+      const float* st = panel(kt);
+      mma_tile_8x8<BK, LDP, LDP>(st, st + kOperandFloats, lt, acc);
+      if (more) {
+        __syncthreads();  // every warp is done with this stage before it is refilled
+        put(kt + kStages, ra, rb);
+      } else {
+        cp_async_commit();
+      }
     }
   }
 
@@ -191,9 +255,13 @@ __global__ __launch_bounds__(kThreads, 2) void sgemm_smallk_panel(Args g) {
 
 template <bool KA, bool KB, bool SHORT>
 cudaError_t launch_panel(const Args& g, cudaStream_t s) {
-  constexpr size_t smem = size_t(kStages) * kStageFloats * sizeof(float);
+  // One k-contiguous operand and k > 64: through the staging area (8192^2 x 128 NN 453 us against
+  // 503-504 with the registers); k <= 64 keeps the registers (NN 257-259 against 279, the
+  // staging's extra barrier and transpose sitting between the copy and the FMAs of each stage).
+  constexpr bool via = KA != KB && !SHORT;
+  constexpr size_t smem = size_t(kStages) * (kStageFloats + (via ? kStagingFloats : 0)) * sizeof(float);
   static SmemLimitOnce limit;
-  auto kernel = sgemm_smallk_panel<KA, KB, SHORT>;
+  auto kernel = sgemm_smallk_panel<KA, KB, SHORT, via>;
   const cudaError_t e = limit.set(reinterpret_cast<const void*>(kernel), smem);
   if (e != cudaSuccess) return e;
   const int tiles = ((g.m + BM - 1) / BM) * ((g.n + BN - 1) / BN);
