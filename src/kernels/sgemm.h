@@ -46,8 +46,9 @@ enum class SgemmKernel {
   // with 16-byte copies for every transpose (k-contiguous operands kept k-contiguous in shared
   // memory, swizzled), 32 k per stage, two stages; smallk's scalar copies for misaligned operands.
   smallk_panel,
+  smallk_panel_pre,  // as smallk_panel, k-contiguous operands transposed into scratch first (runs as NT)
 };
-constexpr int kSgemmKernelCount = 19;
+constexpr int kSgemmKernelCount = 20;
 
 const char* sgemm_kernel_name(SgemmKernel k);
 bool sgemm_kernel_from_name(const char* name, SgemmKernel* out);

@@ -7,7 +7,9 @@
 // refuse the others), padded leading dimensions with guards that must survive, operands
 // misaligned by one float with odd leading dimensions, NaN in C with beta == 0, two runs that
 // must agree bit for bit, and 64-bit offsets (ldc * n past 2^31). Small k (1, 63, 64, 65, 128,
-// 129) for smallk, and for its persistent variant a shape with about two tiles per block. Error
+// 129) for smallk and the smallk_panel kernels (smallk_panel_pre: k-contiguous operands
+// transposed into scratch first, at every size), and for smallk's persistent variant a shape
+// with about two tiles per block. Error
 // bound per element: (k + 2) * 4 * eps * (|alpha| sum_l |op(A)(i,l)| |op(B)(l,j)| + |beta| |C0(i,j)|).
 // MYBLAS_SGEMM_TEST_SHORT=1 (2) keeps five (three small) shapes, for compute-sanitizer runs.
 #include <cuda_runtime_api.h>
@@ -65,6 +67,7 @@ bool must_refuse(SgemmKernel k, const Case& c) {
     case SgemmKernel::smallk_serial:
     case SgemmKernel::smallk_persistent:
     case SgemmKernel::smallk_panel:
+    case SgemmKernel::smallk_panel_pre:
       return false;
     case SgemmKernel::vectorized:
     case SgemmKernel::warptile:
@@ -163,7 +166,10 @@ std::vector<Case> cases() {
       {257, 3, 129},  {16, 300, 1100}, {300, 16, 1100}, {17, 17, 1300}, {5, 1000, 2100},
       {1000, 7, 2100}, {256, 256, 256}, {513, 383, 37},
       // Small k around the 16-deep k tiles (smallk's domain), two or more tiles each way.
-      {130, 129, 1},  {257, 131, 63}, {129, 257, 64}, {131, 130, 65}, {255, 129, 128}, {129, 131, 129}};
+      {130, 129, 1},  {257, 131, 63}, {129, 257, 64}, {131, 130, 65}, {255, 129, 128}, {129, 131, 129},
+      // Several whole and edge tiles each way with k in one 32-deep stage pair (smallk_panel's
+      // k <= 64 instantiation) and in several (its staging path).
+      {259, 257, 64}, {260, 300, 129}};
   const std::vector<Shape> few = {{17, 17, 17}, {129, 127, 15}, {16, 300, 1100}, {300, 16, 1100}, {513, 383, 37}};
   const std::vector<Shape> tiny = {{33, 31, 17}, {16, 40, 600}, {40, 5, 600}};
   const float ab[][2] = {{1.f, 0.f}, {-1.f, 1.f}, {0.5f, -0.5f}, {2.f, 0.f}, {-0.75f, 0.25f}};

@@ -424,6 +424,15 @@ std::vector<Shape> tile_shapes(Tile t) {
           {37, 19, 53}};
 }
 
+// The smallk_panel kernels: their tile shapes and two of several tiles each way, with k in one
+// pair of 32-deep stages and in several.
+std::vector<Shape> smallk_panel_shapes() {
+  std::vector<Shape> v = tile_shapes({128, 128, 32});
+  v.push_back({257, 256, 65});
+  v.push_back({256, 259, 130});
+  return v;
+}
+
 // min(m, n) <= 16 (skinny_r16's domain): k split over blocks (k > 512), columns past one
 // 128-column block, both orientations.
 std::vector<Shape> skinny_shapes() {
@@ -451,7 +460,8 @@ Tile sgemm_tile(SgemmKernel k) {
     case SgemmKernel::smallk_prefetch:
     case SgemmKernel::smallk_serial:
     case SgemmKernel::smallk_persistent: return {128, 128, 16};
-    case SgemmKernel::smallk_panel: return {128, 128, 32};
+    case SgemmKernel::smallk_panel:
+    case SgemmKernel::smallk_panel_pre: return {128, 128, 32};
   }
   return {128, 128, 16};
 }
@@ -922,7 +932,10 @@ std::vector<Group> make_groups() {
       if (!o.refused) o.launch = myblas::sgemm_run(k, p, nullptr);
       return o;
     };
-    const std::vector<Shape> shapes = k == SgemmKernel::skinny_r16 ? skinny_shapes() : tile_shapes(sgemm_tile(k));
+    const std::vector<Shape> shapes = k == SgemmKernel::skinny_r16     ? skinny_shapes()
+                                      : k == SgemmKernel::smallk_panel || k == SgemmKernel::smallk_panel_pre
+                                          ? smallk_panel_shapes()
+                                                                       : tile_shapes(sgemm_tile(k));
     groups.push_back({std::string("sgemm.") + myblas::sgemm_kernel_name(k),
                       [call, shapes](const std::string& g, std::mt19937_64& rng, Tally* t) {
                         gemm_sweep<F32>(g, shapes, call, rng, t);

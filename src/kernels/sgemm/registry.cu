@@ -32,6 +32,7 @@ constexpr KernelEntry<SgemmKernel> kTable[kSgemmKernelCount] = {
     {SgemmKernel::smallk_serial, "smallk_128x128x16_serial", false},
     {SgemmKernel::smallk_persistent, "smallk_128x128x16_persistent", false},
     {SgemmKernel::smallk_panel, "smallk_panel_128x128x32", true},
+    {SgemmKernel::smallk_panel_pre, "smallk_panel_pre_128x128x32", true},
 };
 
 }  // namespace
@@ -78,6 +79,7 @@ const char* sgemm_can_implement(SgemmKernel k, const GemmProblem& p) {
     case SgemmKernel::smallk_serial:
     case SgemmKernel::smallk_persistent:
     case SgemmKernel::smallk_panel:
+    case SgemmKernel::smallk_panel_pre:
       return sgemm_detail::smallk_tiles(p) < (int64_t(1) << 31) ? nullptr : "more than 2^31 - 1 tiles of 128 x 128";
   }
   return "unknown kernel";
@@ -103,14 +105,18 @@ const char* sgemm_can_implement(SgemmKernel k, const GemmProblem& p) {
 //   (8192^2 x 64 in every transpose, 8192^2 x 32 and x 128, 4096^2 x 64 and x 128, 2048^2 x 64,
 //   8000^2 x 64) against 0.79-1.06x for pipelined_s4. With beta == 0 (no C reads) it is no faster
 //   than pipelined_s4 at k = 64, and regdb_256x128 stays ahead at k = 128. Smaller m*n: not measured.
-// - smallk_panel (bench/results/h100-sgemm-smallk-v3-2026-11-26.md) for k <= 128 with m*n >= 2048^2:
-//   at 8192^2 x 64, 1.12-1.38x cuBLAS in every transpose (smallk 1.04-1.26x in the same runs), and
-//   1.07-1.16x with beta == 0; 1.33-1.37x at 4096^2 and 2048^2 x 64, 1.16-1.19x at 8000^2 x 64;
-//   at 8192^2 x 128 1.06-1.07x (beta 0.5) and 1.07-1.08x (beta 0) against smallk's 1.02 and 0.97-0.99
-//   and regdb_256x128's 1.05 (beta 0); k = 32 within 1% of smallk.
+// - smallk_panel and smallk_panel_pre (bench/results/h100-sgemm-smallk-v3-2026-11-26.md) for k <= 128
+//   with m*n >= 2048^2: smallk_panel_pre (k-contiguous operands transposed into scratch first)
+//   where the call is long enough to carry its extra allocation and launch (~5 us): k > 32 and
+//   m*n*k >= 2^31 (8192^2 x 64: 1.29-1.37x cuBLAS in NN, TN, TT against 1.12-1.21x in-kernel,
+//   NT the same 1.32-1.34x; 8192^2 x 128 1.15x; 8000^2 x 64 1.22x; 4096^2 x 128 1.16x); else
+//   smallk_panel (4096^2 x 64 1.34-1.43x and 2048^2 x 64 1.38-1.43x, where the pre-transposing one
+//   was even or 5-7 us slower; 8192^2 x 32 within 1% of smallk_128x128x16).
 SgemmKernel sgemm_choose(const GemmProblem& p) {
   if (p.m <= 16 || p.n <= 16) return SgemmKernel::skinny_r16;
-  if (p.k <= 128 && int64_t(p.m) * p.n >= int64_t(2048) * 2048) return SgemmKernel::smallk_panel;
+  if (p.k <= 128 && int64_t(p.m) * p.n >= int64_t(2048) * 2048)
+    return p.k > 32 && int64_t(p.m) * p.n * p.k >= (int64_t(1) << 31) ? SgemmKernel::smallk_panel_pre
+                                                                       : SgemmKernel::smallk_panel;
   const bool edge_blocks = p.m % 128 != 0 || p.n % 128 != 0;
   if (p.k < 128 || (edge_blocks && (p.m < 4000 || p.n < 4000))) return SgemmKernel::pipelined_s4;
   const bool nn_or_tn = p.tb == Op::N;
@@ -142,7 +148,8 @@ cudaError_t sgemm_run(SgemmKernel k, const GemmProblem& p, cudaStream_t s) {
     case SgemmKernel::smallk_prefetch: return launch_smallk(p, {false, true, true, false}, s);
     case SgemmKernel::smallk_serial: return launch_smallk(p, {false, false, false, false}, s);
     case SgemmKernel::smallk_persistent: return launch_smallk(p, {true, false, true, false}, s);
-    case SgemmKernel::smallk_panel: return launch_smallk_panel(p, s);
+    case SgemmKernel::smallk_panel: return launch_smallk_panel(p, false, s);
+    case SgemmKernel::smallk_panel_pre: return launch_smallk_panel(p, true, s);
   }
   return cudaErrorInvalidValue;
 }

@@ -20,8 +20,9 @@ struct SmallkPlan {
 // Output tiles of 128 x 128 (the kernel indexes them with int).
 int64_t smallk_tiles(const GemmProblem& p);
 cudaError_t launch_smallk(const GemmProblem& p, const SmallkPlan& plan, cudaStream_t s);
-// smallk_panel_128x128x32.cu (operands 16-byte copies cannot read run launch_smallk).
-cudaError_t launch_smallk_panel(const GemmProblem& p, cudaStream_t s);
+// smallk_panel_128x128x32.cu (operands 16-byte copies cannot read run launch_smallk); pretranspose:
+// k-contiguous operands transposed into scratch first (smallk_panel_pre).
+cudaError_t launch_smallk_panel(const GemmProblem& p, bool pretranspose, cudaStream_t s);
 
 }  // namespace sgemm_detail
 }  // namespace myblas

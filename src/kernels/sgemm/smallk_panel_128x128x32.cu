@@ -26,8 +26,15 @@
 //   503 through registers); at k <= 64 that staging's extra barrier and transpose between the
 //   copy and the FMAs cost more than they save (NN 279 us against 257-259), so it stays there.
 // - Addresses are a base pointer per thread plus constant strides; one block per tile.
-// Operands that 16-byte loads cannot read (a base not 16-byte aligned, or a leading dimension not
-// a multiple of 4) run smallk_128x128x16 instead, which has scalar copy paths.
+// - smallk_panel_pre_128x128x32 (the same kernel) first transposes k-contiguous operands into
+//   scratch from the kernels' stream-ordered pool (one small kernel each; they are at most m x k
+//   and k x n floats, k <= 1024) and runs the product as NT: 8192^2 x 64 NN 250 us against 268
+//   in-kernel, TN 250 against 292; it costs an allocation and a launch (~5 us), so the in-kernel
+//   way stays ahead on short calls (2048^2 x 64: 27 against 32-35 us) and at k = 32. Without
+//   scratch it takes the in-kernel way.
+// Contiguous operands that 16-byte copies cannot read (a base not 16-byte aligned, or a leading
+// dimension not a multiple of 4), and on the in-kernel way any such operand, run
+// smallk_128x128x16 instead, which has scalar copy paths.
 //
 // Measured: bench/results/h100-sgemm-smallk-v3-2026-11-26.md.
 //
@@ -35,6 +42,7 @@
 // never reads C; edge tiles and misaligned or padded C take store_tile_8x8.
 #include "kernels/sgemm/common.cuh"
 #include "kernels/sgemm/smallk.cuh"
+#include "kernels/sgemv/common.cuh"  // the kernels' stream-ordered scratch pool
 
 namespace myblas {
 namespace sgemm_detail {
@@ -269,12 +277,69 @@ cudaError_t launch_panel(const Args& g, cudaStream_t s) {
   return cudaGetLastError();
 }
 
+// out[p + l*ldo] = x[l + p*ld] for p < P, l < K: a k-contiguous operand rewritten contiguous
+// along p. 32x32 tiles through shared memory (padded a column: no bank conflicts either way);
+// a warp reads 32 consecutive k of one row of x and writes 32 consecutive p of one k.
+__global__ __launch_bounds__(256) void transpose_to_pcontig(const float* __restrict__ x, int64_t ld, int P, int K,
+                                                            float* __restrict__ out, int64_t ldo) {
+  __shared__ float tile[32][33];
+  const int p0 = blockIdx.x * 32, l0 = blockIdx.y * 32;
+  for (int j = threadIdx.y; j < 32; j += 8) {
+    const int p = p0 + j, l = l0 + threadIdx.x;
+    if (p < P && l < K) tile[j][threadIdx.x] = x[l + int64_t(p) * ld];
+  }
+  __syncthreads();
+  for (int j = threadIdx.y; j < 32; j += 8) {
+    const int l = l0 + j, p = p0 + threadIdx.x;
+    if (p < P && l < K) out[p + int64_t(l) * ldo] = tile[threadIdx.x][j];
+  }
+}
+
+// Pre-transposed operands: the largest k and scratch (floats, each operand) taken on.
+constexpr int kPretransposeMaxK = 1024;
+constexpr int64_t kPretransposeMaxFloats = int64_t(16) << 20;  // 64 MiB
+
+template <bool KA, bool KB>
+cudaError_t launch_panel_k(const Args& g, cudaStream_t s) {
+  return g.k <= kStages * BK ? launch_panel<KA, KB, true>(g, s) : launch_panel<KA, KB, false>(g, s);
+}
+
 }  // namespace
 
-cudaError_t launch_smallk_panel(const GemmProblem& p, cudaStream_t s) {
+cudaError_t launch_smallk_panel(const GemmProblem& p, bool pretranspose, cudaStream_t s) {
   const bool ka = p.ta == Op::T, kb = p.tb == Op::N;  // which operands are contiguous along k
-  if (!aligned16(p.a) || p.lda % 4 || !aligned16(p.b) || p.ldb % 4)
-    return launch_smallk(p, {false, false, true, false}, s);  // smallk's scalar copies
+  const bool a_vec = aligned16(p.a) && p.lda % 4 == 0, b_vec = aligned16(p.b) && p.ldb % 4 == 0;
+  // Pre-transposed: the k-contiguous operands are copied contiguous along m or n into scratch and
+  // the kernel runs as NT (any alignment of those operands is fine then); without scratch, the
+  // in-kernel way below.
+  const int64_t ldo_a = (int64_t(p.m) + 3) / 4 * 4, ldo_b = (int64_t(p.n) + 3) / 4 * 4;
+  if (pretranspose && (ka || kb) && (ka || a_vec) && (kb || b_vec) && p.k <= kPretransposeMaxK &&
+      (!ka || ldo_a * p.k <= kPretransposeMaxFloats) && (!kb || ldo_b * p.k <= kPretransposeMaxFloats)) {
+    float* scratch = nullptr;
+    const int64_t fa = ka ? ldo_a * p.k : 0, fb = kb ? ldo_b * p.k : 0;
+    cudaError_t e = sgemv_detail::scratch_alloc(&scratch, size_t(fa + fb), s);
+    if (e == cudaSuccess) {
+      GemmProblem q = p;
+      const dim3 threads(32, 8);
+      if (ka && e == cudaSuccess) {
+        transpose_to_pcontig<<<dim3((p.m + 31) / 32, (p.k + 31) / 32), threads, 0, s>>>(
+            static_cast<const float*>(p.a), p.lda, p.m, p.k, scratch, ldo_a);
+        e = cudaGetLastError();
+        q.ta = Op::N, q.a = scratch, q.lda = ldo_a;
+      }
+      if (kb && e == cudaSuccess) {
+        transpose_to_pcontig<<<dim3((p.n + 31) / 32, (p.k + 31) / 32), threads, 0, s>>>(
+            static_cast<const float*>(p.b), p.ldb, p.n, p.k, scratch + fa, ldo_b);
+        e = cudaGetLastError();
+        q.tb = Op::T, q.b = scratch + fa, q.ldb = ldo_b;
+      }
+      if (e == cudaSuccess) e = launch_panel_k<false, false>(make_args(q), s);
+      sgemv_detail::scratch_free(scratch, s);
+      return e;
+    }
+    cudaGetLastError();  // (an allocation failure is not sticky) the in-kernel way below
+  }
+  if (!a_vec || !b_vec) return launch_smallk(p, {false, false, true, false}, s);  // smallk's scalar copies
   const Args g = make_args(p);
   if (p.k <= kStages * BK) {
     if (ka) return kb ? launch_panel<true, true, true>(g, s) : launch_panel<true, false, true>(g, s);
