@@ -17,7 +17,7 @@
 //   apart) in 32 different banks. 4 loads and 16 stores a thread per 32 k, against 32 copies.
 //   (Measured first: keeping them k-contiguous in shared memory ([p][k], XOR-swizzled, a float4
 //   giving 4 k of one row) cut the instructions further but ran NN at 268-275 us against NT's
-//   229-238, ncu showing twice NT's dispatch stalls: bench/results/h100-sgemm-smallk-v3-2026-11-26.md.)
+//   235-238 (beta 0.5), ncu showing 2.7x NT's dispatch stalls.)
 // - 32 k per stage, two stages: at k = 64 the whole panel is requested at the block's start and
 //   the FMAs start when the first half has landed. For k > 64, stage kt + 2 is requested during
 //   stage kt's FMAs; there the staged registers made ptxas spill (108-112 bytes for NN and TT),
