@@ -320,17 +320,18 @@ cudaError_t launch_smallk_panel(const GemmProblem& p, bool pretranspose, cudaStr
     cudaError_t e = sgemv_detail::scratch_alloc(&scratch, size_t(fa + fb), s);
     if (e == cudaSuccess) {
       GemmProblem q = p;
-      const dim3 threads(32, 8);
-      if (ka && e == cudaSuccess) {
-        transpose_to_pcontig<<<dim3((p.m + 31) / 32, (p.k + 31) / 32), threads, 0, s>>>(
-            static_cast<const float*>(p.a), p.lda, p.m, p.k, scratch, ldo_a);
-        e = cudaGetLastError();
+      // x[l + p*ld] (P x k, k-contiguous) into out, contiguous along P with leading dimension ldo.
+      auto transpose = [&](const void* x, int ld, int P, float* out, int64_t ldo) {
+        transpose_to_pcontig<<<dim3((P + 31) / 32, (p.k + 31) / 32), dim3(32, 8), 0, s>>>(
+            static_cast<const float*>(x), ld, P, p.k, out, ldo);
+        return cudaGetLastError();
+      };
+      if (ka) {
+        e = transpose(p.a, p.lda, p.m, scratch, ldo_a);
         q.ta = Op::N, q.a = scratch, q.lda = ldo_a;
       }
       if (kb && e == cudaSuccess) {
-        transpose_to_pcontig<<<dim3((p.n + 31) / 32, (p.k + 31) / 32), threads, 0, s>>>(
-            static_cast<const float*>(p.b), p.ldb, p.n, p.k, scratch + fa, ldo_b);
-        e = cudaGetLastError();
+        e = transpose(p.b, p.ldb, p.n, scratch + fa, ldo_b);
         q.tb = Op::T, q.b = scratch + fa, q.ldb = ldo_b;
       }
       if (e == cudaSuccess) e = launch_panel_k<false, false>(make_args(q), s);
@@ -341,12 +342,8 @@ cudaError_t launch_smallk_panel(const GemmProblem& p, bool pretranspose, cudaStr
   }
   if (!a_vec || !b_vec) return launch_smallk(p, {false, false, true, false}, s);  // smallk's scalar copies
   const Args g = make_args(p);
-  if (p.k <= kStages * BK) {
-    if (ka) return kb ? launch_panel<true, true, true>(g, s) : launch_panel<true, false, true>(g, s);
-    return kb ? launch_panel<false, true, true>(g, s) : launch_panel<false, false, true>(g, s);
-  }
-  if (ka) return kb ? launch_panel<true, true, false>(g, s) : launch_panel<true, false, false>(g, s);
-  return kb ? launch_panel<false, true, false>(g, s) : launch_panel<false, false, false>(g, s);
+  if (ka) return kb ? launch_panel_k<true, true>(g, s) : launch_panel_k<true, false>(g, s);
+  return kb ? launch_panel_k<false, true>(g, s) : launch_panel_k<false, false>(g, s);
 }
 
 }  // namespace sgemm_detail
