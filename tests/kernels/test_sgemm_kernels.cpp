@@ -232,6 +232,27 @@ TEST(SgemmSmallkTest, SeveralTilesPerBlock) {
   EXPECT_EQ(ran, 8);
 }
 
+// smallk_panel (and _pre) prefetch C into shared memory for beta != 0 only on grids of at most
+// 8 tiles per SM (1056 on a 132-SM H100); the common list's shapes are all below that. 4200^2
+// (1089 tiles, whole tiles with exact 16-byte-aligned ldc) takes the epilogue without the
+// prefetch; k = 64 and 40 (one and two 32-deep stages), every transpose, beta != 0, and once
+// beta = 0 over NaN.
+TEST(SgemmSmallkTest, PanelLargeGrid) {
+  REQUIRE_GPU();
+  if (short_run()) GTEST_SKIP() << "long shapes; MYBLAS_SGEMM_TEST_SHORT is set";
+  int ran = 0, v = 0;
+  for (SgemmKernel kern : {SgemmKernel::smallk_panel, SgemmKernel::smallk_panel_pre})
+    for (char ta : {'N', 'T'})
+      for (char tb : {'N', 'T'}) {
+        const int m = 4200, n = 4200, kk = v % 2 ? 40 : 64;
+        const float beta = v == 0 ? 0.f : v % 3 ? 0.75f : -1.f;
+        ++v;
+        run_case(kern, {ta, tb, m, n, kk, ta == 'N' ? m : kk, tb == 'N' ? kk : n, m, 1.5f, beta, 0}, &ran);
+        if (HasFatalFailure()) return;
+      }
+  EXPECT_EQ(ran, 8);
+}
+
 std::vector<SgemmKernel> all_kernels() {
   std::vector<SgemmKernel> v;
   for (int i = 0; i < myblas::kSgemmKernelCount; ++i) v.push_back(SgemmKernel(i));

@@ -32,6 +32,9 @@
 //   in-kernel, TN 250 against 292; it costs an allocation and a launch (~5 us), so the in-kernel
 //   way stays ahead on short calls (2048^2 x 64: 27 against 32-35 us) and at k = 32. Without
 //   scratch it takes the in-kernel way.
+// - With beta != 0, k <= 64 and a grid of at most 8 tiles per SM, C is prefetched into shared
+//   memory by cp.async during the last stage (see prefetch_c_phase): the epilogue then waits on no
+//   load of C (2048^2 x 64: 24.5-25.0 us against 26.6-26.7).
 // Contiguous operands that 16-byte copies cannot read (a base not 16-byte aligned, or a leading
 // dimension not a multiple of 4), and on the in-kernel way any such operand, run
 // smallk_128x128x16 instead, which has scalar copy paths.
@@ -152,19 +155,70 @@ __device__ __forceinline__ void transpose_kstage(const float* staging, float* ds
   store_kcontig(v, dst);
 }
 
+// C prefetch (PREC: beta != 0, whole tiles of a 16-byte-aligned C, k <= 64, short grids): a
+// thread's C values (the 16 float4 that load_c_batch would read in the epilogue's two phases) are
+// requested by 16-byte cp.async into shared memory when the last stage's FMAs start: phase 0 into
+// the other stage's panel (free by then), phase 1 into 32 KB of its own (99 KB a block: still two
+// per SM). Slot (q, h) of thread t at [((2q + h) * kThreads + t) * 4]: a warp's 32 slots are 512
+// contiguous bytes. Each thread reads back only its own slots, after its own cp.async.wait_group.
+// Measured (h100-sgemm-smallk-v4-2026-11-26.md, alternating processes, two passes each):
+// 2048^2 x 64 beta 0.5 (256 tiles: no other tile's FMAs hide the epilogue) 24.5-25.0 us against
+// 26.6-27.4; 4096^2 x 64 within the passes' spread; 8192^2 x 64 1-2% slower (NT 241 against 238),
+// so the launch takes it for grids of at most 8 tiles per SM only. Phase 0 alone (phase 1 loaded
+// into registers while phase 0 is written, no extra shared memory) ran 8192^2 x 64 NT at 254 us;
+// past k = 64 the prefetch made the NT kernel spill.
+constexpr int kCSlotsFloats = 8 * kThreads * 4;  // 32 KB: one phase of the tile
+static_assert(kCSlotsFloats <= kStageFloats, "a phase of C fits in a stage's panels");
+__device__ __forceinline__ void prefetch_c_phase(float* dst, const float* c0, int64_t ldc, int ph) {
+#pragma unroll
+  for (int q = 0; q < 4; ++q)
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+      cp_async16(dst + ((2 * q + h) * kThreads + threadIdx.x) * 4, c0 + (ph * 16 + q) * ldc + 32 * h, 4);
+}
+// store_c_batch with the old values from this thread's prefetched slots.
+__device__ __forceinline__ void store_c_prefetched(const float* slots, const float (&acc)[8][8], float* c0,
+                                                   int64_t ldc, int ph, float alpha, float beta) {
+#pragma unroll
+  for (int q = 0; q < 4; ++q)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int c = ph * 4 + q;
+      const float4 o = *reinterpret_cast<const float4*>(slots + ((2 * q + h) * kThreads + threadIdx.x) * 4);
+      *reinterpret_cast<float4*>(c0 + (ph * 16 + q) * ldc + 32 * h) =
+          make_float4(fmaf(alpha, acc[4 * h][c], beta * o.x), fmaf(alpha, acc[4 * h + 1][c], beta * o.y),
+                      fmaf(alpha, acc[4 * h + 2][c], beta * o.z), fmaf(alpha, acc[4 * h + 3][c], beta * o.w));
+    }
+}
+
 // KA / KB: A / B contiguous along k (A T, B N), staged through registers; else cp.async.
 // SHORT: k <= 2 * BK, both stages filled by the prologue (no loads in flight across the FMAs:
 // the general loop's staged registers made ptxas spill 108-112 bytes for NN and TT).
 // VIA_SMEM (exactly one of KA, KB): that operand goes through the staging area instead.
-template <bool KA, bool KB, bool SHORT, bool VIA_SMEM>
+template <bool KA, bool KB, bool SHORT, bool VIA_SMEM, bool PREC>
 __global__ __launch_bounds__(kThreads, 2) void sgemm_smallk_panel(Args g) {
-  extern __shared__ __align__(16) float smem[];  // kStages x {A panel, B panel}[, kStages x staging]
+  extern __shared__ __align__(16) float smem[];  // kStages x {A panel, B panel}[, kStages x staging][, C slots]
   const TileCoord tc = swizzled_tile(blockIdx.x, (g.m + BM - 1) / BM, (g.n + BN - 1) / BN, kGroupM);
   const int bm = tc.tm * BM, bn = tc.tn * BN;
   const int ktiles = (g.k + BK - 1) / BK;
   auto panel = [&](int kt) { return smem + (kt % kStages) * kStageFloats; };
   const LaneTile lt = lane_tile();
   float acc[8][8] = {};
+  static_assert(!PREC || (SHORT && !VIA_SMEM), "the C prefetch is for k <= 64");
+  // PREC: at the top of the last stage, once everyone is past the barrier, the other stage's panel
+  // is free (never filled when ktiles == 1; else its FMAs are done and it is not refilled).
+  float* const c_extra = smem + kStages * kStageFloats;  // phase 1's slots
+  auto prefetch_c = [&](int kt) {
+    if constexpr (PREC) {
+      if (kt == ktiles - 1 && g.beta != 0.f && aligned16(g.c) && g.ldc % 4 == 0 && bm + BM <= g.m &&
+          bn + BN <= g.n) {
+        const float* c0 = g.c + (bm + lt.row0) + int64_t(bn + lt.col0) * g.ldc;
+        prefetch_c_phase(panel(kt + 1), c0, g.ldc, 0);
+        prefetch_c_phase(c_extra, c0, g.ldc, 1);
+        cp_async_commit();
+      }
+    }
+  };
   if constexpr (VIA_SMEM) {
     static_assert(KA != KB, "one k-contiguous operand");
     auto staging = [&](int kt) { return smem + kStages * kStageFloats + (kt % kStages) * kStagingFloats; };
@@ -186,6 +240,7 @@ __global__ __launch_bounds__(kThreads, 2) void sgemm_smallk_panel(Args g) {
       float* st = panel(kt);
       transpose_kstage(staging(kt), st + (KA ? 0 : kOperandFloats));
       __syncthreads();
+      prefetch_c(kt);
       mma_tile_8x8<BK, LDP, LDP>(st, st + kOperandFloats, lt, acc);
       if (kt + kStages < ktiles) {
         __syncthreads();  // every warp is done with this stage before it is refilled
@@ -226,6 +281,7 @@ __global__ __launch_bounds__(kThreads, 2) void sgemm_smallk_panel(Args g) {
       __syncthreads();     // ... and everyone's copies and stores
       const bool more = !SHORT && kt + kStages < ktiles;
       if (more) fetch(kt + kStages, ra, rb);  // in flight during the FMAs
+      prefetch_c(kt);
       const float* st = panel(kt);
       mma_tile_8x8<BK, LDP, LDP>(st, st + kOperandFloats, lt, acc);
       if (more) {
@@ -240,7 +296,11 @@ __global__ __launch_bounds__(kThreads, 2) void sgemm_smallk_panel(Args g) {
   const bool vec = aligned16(g.c) && g.ldc % 4 == 0;
   if (vec && bm + BM <= g.m && bn + BN <= g.n) {
     float* c0 = g.c + (bm + lt.row0) + int64_t(bn + lt.col0) * g.ldc;
-    if (g.beta != 0.f) {
+    if (PREC && g.beta != 0.f && ktiles > 0) {  // the same tiles as prefetch_c's
+      cp_async_wait<0>();
+      store_c_prefetched(panel(ktiles), acc, c0, g.ldc, 0, g.alpha, g.beta);
+      store_c_prefetched(c_extra, acc, c0, g.ldc, 1, g.alpha, g.beta);
+    } else if (g.beta != 0.f) {
 #pragma unroll
       for (int ph = 0; ph < 2; ++ph) {
         CBatch old;
@@ -261,20 +321,28 @@ __global__ __launch_bounds__(kThreads, 2) void sgemm_smallk_panel(Args g) {
   }
 }
 
-template <bool KA, bool KB, bool SHORT>
-cudaError_t launch_panel(const Args& g, cudaStream_t s) {
+template <bool KA, bool KB, bool SHORT, bool PREC>
+cudaError_t launch_panel_as(const Args& g, int tiles, cudaStream_t s) {
   // One k-contiguous operand and k > 64: through the staging area (8192^2 x 128 NN 453 us against
   // 503-504 with the registers); k <= 64 keeps the registers (NN 257-259 against 279, the
   // staging's extra barrier and transpose sitting between the copy and the FMAs of each stage).
   constexpr bool via = KA != KB && !SHORT;
-  constexpr size_t smem = size_t(kStages) * (kStageFloats + (via ? kStagingFloats : 0)) * sizeof(float);
+  constexpr size_t smem =
+      (size_t(kStages) * (kStageFloats + (via ? kStagingFloats : 0)) + (PREC ? kCSlotsFloats : 0)) * sizeof(float);
   static SmemLimitOnce limit;
-  auto kernel = sgemm_smallk_panel<KA, KB, SHORT, via>;
+  auto kernel = sgemm_smallk_panel<KA, KB, SHORT, via, PREC>;
   const cudaError_t e = limit.set(reinterpret_cast<const void*>(kernel), smem);
   if (e != cudaSuccess) return e;
-  const int tiles = ((g.m + BM - 1) / BM) * ((g.n + BN - 1) / BN);
   kernel<<<tiles, kThreads, smem, s>>>(g);
   return cudaGetLastError();
+}
+
+template <bool KA, bool KB, bool SHORT>
+cudaError_t launch_panel(const Args& g, cudaStream_t s) {
+  const int tiles = ((g.m + BM - 1) / BM) * ((g.n + BN - 1) / BN);
+  if (SHORT && g.beta != 0.f && tiles <= 8 * device_sm_count())  // the C prefetch: see prefetch_c_phase
+    return launch_panel_as<KA, KB, SHORT, SHORT>(g, tiles, s);
+  return launch_panel_as<KA, KB, SHORT, false>(g, tiles, s);
 }
 
 // out[p + l*ldo] = x[l + p*ld] for p < P, l < K: a k-contiguous operand rewritten contiguous
