@@ -4,7 +4,7 @@
 // sums of the k splits in scratch and added by a second kernel. Beside cublasSgemm, the same
 // timing as bench_sgemm (median of event-timed calls after warm-ups, B rotated over >= 256 MiB).
 // Build (not part of the CMake build: sm_90a only):
-//   nvcc -O3 -std=c++17 -arch=sm_90a bench/probe_skinny_tma.cu -o probe_skinny_tma -lcublas
+//   nvcc -O3 -std=c++17 -arch=sm_90a -Isrc bench/probe_skinny_tma.cu -o probe_skinny_tma -lcublas
 // Results: bench/results/h100-sgemm-skinny-tma-probe-2026-11-26.md.
 //
 // Layout: a block owns 128 columns and k / splits of k. Stage = 64 k: B's 128 column pieces of
@@ -25,64 +25,118 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                                              \
-  do {                                                                                     \
-    cudaError_t e_ = (x);                                                                  \
-    if (e_ != cudaSuccess) {                                                               \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                        \
-    }                                                                                      \
-  } while (0)
+#include "bench_util.h"           // CK
+#include "kernels/mbarrier.cuh"  // smem_u32, mbar_*, tma_load_2d
 
 namespace {
 
+using namespace myblas;
+
 constexpr int NB = 128;
 
-__device__ __forceinline__ uint32_t smem_u32(const void* p) { return uint32_t(__cvta_generic_to_shared(p)); }
-__device__ __forceinline__ void mbar_init(uint32_t bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_expect_tx(uint32_t bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(uint32_t bar, unsigned parity) {
-  uint32_t done = 0;
-  do {
-    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-                 : "=r"(done)
-                 : "r"(bar), "r"(parity)
-                 : "memory");
-  } while (!done);
-}
 __device__ __forceinline__ void bulk_g2s(uint32_t dst, const void* src, unsigned bytes, uint32_t bar) {
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
                "l"(src), "r"(bytes), "r"(bar)
                : "memory");
 }
 
+// The ring's barriers, bars[0, STAGES): full (one arrival: the producer's expect_tx), bars[STAGES,
+// 2 STAGES): empty (one arrival per consumer warp). Every thread of the block calls it.
+template <int STAGES, int CW>
+__device__ __forceinline__ void init_ring(uint64_t* bars) {
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(smem_u32(bars + s), 1);
+      mbar_init(smem_u32(bars + STAGES + s), CW);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+}
+
+// acc[c][r] += S(r, kk + e) * X(kk + e, column c) for e = 0..3: S's 4 x 16 slice as warp-wide
+// broadcast float4 reads, the lane's 4 columns' 4 k in xv.
+__device__ __forceinline__ void fma_4x16(const float4 (&xv)[4], const float* S, int kk, float (&acc)[4][16]) {
+#pragma unroll
+  for (int e = 0; e < 4; ++e)
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          const float4 sv = *reinterpret_cast<const float4*>(S + (kk + e) * 16 + 4 * q);
+#pragma unroll
+          for (int c = 0; c < 4; ++c) {
+            const float x = e == 0 ? xv[c].x : e == 1 ? xv[c].y : e == 2 ? xv[c].z : xv[c].w;
+            acc[c][4 * q + 0] = fmaf(sv.x, x, acc[c][4 * q + 0]);
+            acc[c][4 * q + 1] = fmaf(sv.y, x, acc[c][4 * q + 1]);
+            acc[c][4 * q + 2] = fmaf(sv.z, x, acc[c][4 * q + 2]);
+            acc[c][4 * q + 3] = fmaf(sv.w, x, acc[c][4 * q + 3]);
+          }
+        }
+}
+
+// The consumer warps' sums added in warp order through shared memory (every stage was waited
+// on, so no copy is in flight) and stored to this split's partial sums.
+template <int CW>
+__device__ __forceinline__ void add_warp_sums(float* red, const float (&acc)[4][16], int warp, int lane, float* part,
+                                              int n, int j0) {
+  asm volatile("bar.sync 1, %0;\n" ::"r"(CW * 32) : "memory");
+#pragma unroll
+  for (int c = 0; c < 4; ++c)
+#pragma unroll
+    for (int r = 0; r < 16; ++r) red[(warp * 16 + r) * NB + lane + 32 * c] = acc[c][r];
+  asm volatile("bar.sync 1, %0;\n" ::"r"(CW * 32) : "memory");
+  for (int o = threadIdx.x; o < 16 * NB; o += CW * 32) {
+    float v = red[o];
+#pragma unroll
+    for (int w = 1; w < CW; ++w) v += red[w * 16 * NB + o];
+    part[(int64_t(blockIdx.y) * 16 + o / NB) * n + j0 + o % NB] = v;
+  }
+}
+
+// The consumer warps: for each stage, wait for it to land, add its products (the lane's 4
+// columns, this warp's KC / CW k; x_at(X, col, kk) is column col's float4 at k offset kk of
+// stage X), release it; then the warps' sums.
+template <int STAGES, int CW, int KC, bool FMA, class XAt>
+__device__ __forceinline__ void consume(const float* xs, int x_stage, const float* ss, int s_stage, uint64_t* bars,
+                                        int steps, XAt x_at, float* red, float* part, int n, int j0) {
+  constexpr int KW = KC / CW;  // k of a stage per consumer warp
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  float acc[4][16];
+#pragma unroll
+  for (int c = 0; c < 4; ++c)
+#pragma unroll
+    for (int r = 0; r < 16; ++r) acc[c][r] = 0.f;
+  for (int t = 0; t < steps; ++t) {
+    const int s = t % STAGES;
+    mbar_wait(smem_u32(bars + s), (t / STAGES) & 1);
+    const float* X = xs + s * x_stage;
+    const float* S = ss + s * s_stage;
+#pragma unroll
+    for (int h = 0; h < (FMA ? KW / 4 : 0); ++h) {
+      const int kk = warp * KW + 4 * h;
+      float4 xv[4];
+#pragma unroll
+      for (int c = 0; c < 4; ++c) xv[c] = *reinterpret_cast<const float4*>(x_at(X, lane + 32 * c, kk));
+      fma_4x16(xv, S, kk, acc);
+    }
+    __syncwarp();
+    if (lane == 0) mbar_arrive(smem_u32(bars + STAGES + s));
+  }
+  add_warp_sums<CW>(red, acc, warp, lane, part, n, j0);
+}
+
 template <int STAGES, int CW, int KC, bool FMA>
 __global__ __launch_bounds__((CW + 1) * 32, 1) void skinny_tma(const float* __restrict__ a, const float* __restrict__ b,
                                                               int ldb, int klen, int n, float* __restrict__ part) {
   constexpr int LDX = KC + 4, kXStage = NB * LDX, kSStage = KC * 16;
-  extern __shared__ __align__(128) float sm[];
+  extern __shared__ __align__(1024) float sm[];
   float* xs = sm;
   float* ss = xs + STAGES * kXStage;
   uint64_t* bars = reinterpret_cast<uint64_t*>(ss + STAGES * kSStage);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int j0 = blockIdx.x * NB, kbeg = blockIdx.y * klen, steps = klen / KC;
-  auto full = [&](int s) { return smem_u32(bars + s); };
-  auto empty = [&](int s) { return smem_u32(bars + STAGES + s); };
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < STAGES; ++s) {
-      mbar_init(full(s), 1);
-      mbar_init(empty(s), CW);
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  }
-  __syncthreads();
+  auto full = [&](int s) { return smem_u32(bars + s); };  // the stage's data has landed
+  auto empty = [&](int s) { return smem_u32(bars + STAGES + s); };  // every consumer warp is done with it
+  init_ring<STAGES, CW>(bars);
   if (warp == CW) {  // producer
     for (int t = 0; t < steps; ++t) {
       const int s = t % STAGES;
@@ -99,67 +153,14 @@ __global__ __launch_bounds__((CW + 1) * 32, 1) void skinny_tma(const float* __re
     }
     return;
   }
-  constexpr int KW = KC / CW;  // k of a stage per consumer warp
-  float acc[4][16];
-#pragma unroll
-  for (int c = 0; c < 4; ++c)
-#pragma unroll
-    for (int r = 0; r < 16; ++r) acc[c][r] = 0.f;
-  for (int t = 0; t < steps; ++t) {
-    const int s = t % STAGES;
-    mbar_wait(full(s), (t / STAGES) & 1);
-    const float* X = xs + s * kXStage;
-    const float* S = ss + s * kSStage;
-#pragma unroll
-    for (int h = 0; h < (FMA ? KW / 4 : 0); ++h) {
-      const int kk = warp * KW + 4 * h;
-      float4 xv[4];
-#pragma unroll
-      for (int c = 0; c < 4; ++c) xv[c] = *reinterpret_cast<const float4*>(X + (lane + 32 * c) * LDX + kk);
-#pragma unroll
-      for (int e = 0; e < 4; ++e)
-#pragma unroll
-        for (int q = 0; q < 4; ++q) {
-          const float4 sv = *reinterpret_cast<const float4*>(S + (kk + e) * 16 + 4 * q);
-#pragma unroll
-          for (int c = 0; c < 4; ++c) {
-            const float x = e == 0 ? xv[c].x : e == 1 ? xv[c].y : e == 2 ? xv[c].z : xv[c].w;
-            acc[c][4 * q + 0] = fmaf(sv.x, x, acc[c][4 * q + 0]);
-            acc[c][4 * q + 1] = fmaf(sv.y, x, acc[c][4 * q + 1]);
-            acc[c][4 * q + 2] = fmaf(sv.z, x, acc[c][4 * q + 2]);
-            acc[c][4 * q + 3] = fmaf(sv.w, x, acc[c][4 * q + 3]);
-          }
-        }
-    }
-    __syncwarp();
-    if (lane == 0) mbar_arrive(empty(s));
-  }
-  // Every stage was waited on: no copy is in flight. The warps' sums, added in warp order.
-  asm volatile("bar.sync 1, %0;\n" ::"r"(CW * 32) : "memory");
-  float* red = sm;  // [CW][16][NB]
-#pragma unroll
-  for (int c = 0; c < 4; ++c)
-#pragma unroll
-    for (int r = 0; r < 16; ++r) red[(warp * 16 + r) * NB + lane + 32 * c] = acc[c][r];
-  asm volatile("bar.sync 1, %0;\n" ::"r"(CW * 32) : "memory");
-  for (int o = threadIdx.x; o < 16 * NB; o += CW * 32) {
-    float v = red[o];
-#pragma unroll
-    for (int w = 1; w < CW; ++w) v += red[w * 16 * NB + o];
-    const int r = o / NB, col = o % NB;
-    part[(int64_t(blockIdx.y) * 16 + r) * n + j0 + col] = v;
-  }
+  // Column col's float4 at k offset kk of the stage: rows of LDX floats.
+  consume<STAGES, CW, KC, FMA>(xs, kXStage, ss, kSStage, bars, steps,
+                               [](const float* X, int col, int kk) { return X + col * LDX + kk; }, sm, part, n, j0);
 }
 
 // Variant TM: B's stage by a 2-D tensor map, boxes of 32 k x 128 columns (16 KB, one TMA op
 // each), 128-byte swizzle: column j's 16-byte chunk c (k 4c .. 4c+3 of the box) lands at chunk
 // c ^ (j % 8) of its 128-byte row, so a warp's 32 float4 reads (32 columns) take 4 wavefronts.
-__device__ __forceinline__ void tma_2d(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0, int c1) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1)
-      : "memory");
-}
 template <int STAGES, int CW, int KC, bool FMA>
 __global__ __launch_bounds__((CW + 1) * 32, 1) void skinny_tm(const __grid_constant__ CUtensorMap tb, const float* __restrict__ a,
                                                              int klen, int n, float* __restrict__ part) {
@@ -171,16 +172,9 @@ __global__ __launch_bounds__((CW + 1) * 32, 1) void skinny_tm(const __grid_const
   uint64_t* bars = reinterpret_cast<uint64_t*>(ss + STAGES * kSStage);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int j0 = blockIdx.x * NB, kbeg = blockIdx.y * klen, steps = klen / KC;
-  auto full = [&](int s) { return smem_u32(bars + s); };
-  auto empty = [&](int s) { return smem_u32(bars + STAGES + s); };
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < STAGES; ++s) {
-      mbar_init(full(s), 1);
-      mbar_init(empty(s), CW);
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  }
-  __syncthreads();
+  auto full = [&](int s) { return smem_u32(bars + s); };  // the stage's data has landed
+  auto empty = [&](int s) { return smem_u32(bars + STAGES + s); };  // every consumer warp is done with it
+  init_ring<STAGES, CW>(bars);
   if (warp == CW) {
     if (lane == 0) {
       for (int t = 0; t < steps; ++t) {
@@ -189,64 +183,18 @@ __global__ __launch_bounds__((CW + 1) * 32, 1) void skinny_tm(const __grid_const
         mbar_expect_tx(full(s), kXStage * 4 + kSStage * 4);
         const int k0 = kbeg + t * KC;
         for (int bx = 0; bx < kBoxes; ++bx)
-          tma_2d(smem_u32(xs + s * kXStage + bx * NB * 32), &tb, full(s), k0 + 32 * bx, j0);
+          tma_load_2d(smem_u32(xs + s * kXStage + bx * NB * 32), &tb, full(s), k0 + 32 * bx, j0);
         bulk_g2s(smem_u32(ss + s * kSStage), a + int64_t(k0) * 16, kSStage * 4, full(s));
       }
     }
     return;
   }
-  constexpr int KW = KC / CW;
-  float acc[4][16];
-#pragma unroll
-  for (int c = 0; c < 4; ++c)
-#pragma unroll
-    for (int r = 0; r < 16; ++r) acc[c][r] = 0.f;
-  for (int t = 0; t < steps; ++t) {
-    const int s = t % STAGES;
-    mbar_wait(full(s), (t / STAGES) & 1);
-    const float* X = xs + s * kXStage;
-    const float* S = ss + s * kSStage;
-#pragma unroll
-    for (int h = 0; h < (FMA ? KW / 4 : 0); ++h) {
-      const int kk = warp * KW + 4 * h;
-      const int bx = kk / 32, chunk = (kk % 32) / 4;
-      float4 xv[4];
-#pragma unroll
-      for (int c = 0; c < 4; ++c) {
-        const int col = lane + 32 * c;
-        xv[c] = *reinterpret_cast<const float4*>(X + bx * NB * 32 + col * 32 + ((chunk ^ (col % 8)) * 4));
-      }
-#pragma unroll
-      for (int e = 0; e < 4; ++e)
-#pragma unroll
-        for (int q = 0; q < 4; ++q) {
-          const float4 sv = *reinterpret_cast<const float4*>(S + (kk + e) * 16 + 4 * q);
-#pragma unroll
-          for (int c = 0; c < 4; ++c) {
-            const float x = e == 0 ? xv[c].x : e == 1 ? xv[c].y : e == 2 ? xv[c].z : xv[c].w;
-            acc[c][4 * q + 0] = fmaf(sv.x, x, acc[c][4 * q + 0]);
-            acc[c][4 * q + 1] = fmaf(sv.y, x, acc[c][4 * q + 1]);
-            acc[c][4 * q + 2] = fmaf(sv.z, x, acc[c][4 * q + 2]);
-            acc[c][4 * q + 3] = fmaf(sv.w, x, acc[c][4 * q + 3]);
-          }
-        }
-    }
-    __syncwarp();
-    if (lane == 0) mbar_arrive(empty(s));
-  }
-  asm volatile("bar.sync 1, %0;\n" ::"r"(CW * 32) : "memory");
-  float* red = sm;
-#pragma unroll
-  for (int c = 0; c < 4; ++c)
-#pragma unroll
-    for (int r = 0; r < 16; ++r) red[(warp * 16 + r) * NB + lane + 32 * c] = acc[c][r];
-  asm volatile("bar.sync 1, %0;\n" ::"r"(CW * 32) : "memory");
-  for (int o = threadIdx.x; o < 16 * NB; o += CW * 32) {
-    float v = red[o];
-#pragma unroll
-    for (int w = 1; w < CW; ++w) v += red[w * 16 * NB + o];
-    part[(int64_t(blockIdx.y) * 16 + o / NB) * n + j0 + o % NB] = v;
-  }
+  // Column col's float4 at k offset kk: box kk / 32, chunk (kk % 32) / 4 swizzled by col % 8.
+  consume<STAGES, CW, KC, FMA>(xs, kXStage, ss, kSStage, bars, steps,
+                               [](const float* X, int col, int kk) {
+                                 return X + (kk / 32) * NB * 32 + col * 32 + ((((kk % 32) / 4) ^ (col % 8)) * 4);
+                               },
+                               sm, part, n, j0);
 }
 
 __global__ void add_splits(const float* __restrict__ part, int splits, int n, float alpha, float beta, float* c) {
