@@ -234,9 +234,10 @@ TEST(SgemmSmallkTest, SeveralTilesPerBlock) {
 
 // smallk_panel (and _pre) prefetch C into shared memory for beta != 0 only on grids of at most
 // 8 tiles per SM (1056 on a 132-SM H100); the common list's shapes are all below that. 4200^2
-// (1089 tiles, whole tiles with exact 16-byte-aligned ldc) takes the epilogue without the
-// prefetch; k = 64 and 40 (one and two 32-deep stages), every transpose, beta != 0, and once
-// beta = 0 over NaN.
+// (1089 tiles; ldc 4200 or 4204, so whole tiles take the 16-byte epilogue) runs without the
+// prefetch; k = 64 and 40 (two 32-deep stages, the second partial at 40), every transpose,
+// beta != 0 and once beta = 0 over NaN, every other case with leading dimensions padded by 4
+// (guards in the padding).
 TEST(SgemmSmallkTest, PanelLargeGrid) {
   REQUIRE_GPU();
   if (short_run()) GTEST_SKIP() << "long shapes; MYBLAS_SGEMM_TEST_SHORT is set";
@@ -245,9 +246,12 @@ TEST(SgemmSmallkTest, PanelLargeGrid) {
     for (char ta : {'N', 'T'})
       for (char tb : {'N', 'T'}) {
         const int m = 4200, n = 4200, kk = v % 2 ? 40 : 64;
-        const float beta = v == 0 ? 0.f : v % 3 ? 0.75f : -1.f;
+        const float beta = v == 0 ? 0.f : v % 3 ? 0.5f : -1.f;
+        const int pad = v % 2 ? 4 : 0;  // padded leading dimensions (guards), still 16-byte columns
         ++v;
-        run_case(kern, {ta, tb, m, n, kk, ta == 'N' ? m : kk, tb == 'N' ? kk : n, m, 1.5f, beta, 0}, &ran);
+        run_case(kern,
+                 {ta, tb, m, n, kk, (ta == 'N' ? m : kk) + pad, (tb == 'N' ? kk : n) + pad, m + pad, -1.f, beta, 0},
+                 &ran);
         if (HasFatalFailure()) return;
       }
   EXPECT_EQ(ran, 8);
