@@ -159,32 +159,43 @@ __device__ __forceinline__ void store_tile_8x8(const Args& g, const float (&acc)
 // round trips per tile. c0: the lane's first element of C. STREAM: evict-first hints
 // (ld/st.global.cs).
 using CBatch = float4[4][2];  // (4 columns) x (2 halves, 32 rows apart) of a lane's C
+// The lane's float4 (q, h) of batch ph: column ph*16 + q of its patch, rows 32h .. 32h+3.
+template <class T>
+__device__ __forceinline__ T* c_batch_ptr(T* c0, int64_t ldc, int ph, int q, int h) {
+  return c0 + (ph * 16 + q) * ldc + 32 * h;
+}
 template <bool STREAM>
 __device__ __forceinline__ void load_c_batch(CBatch& old, const float* c0, int64_t ldc, int ph) {
 #pragma unroll
   for (int q = 0; q < 4; ++q)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const float4* p = reinterpret_cast<const float4*>(c0 + (ph * 16 + q) * ldc + 32 * h);
+      const float4* p = reinterpret_cast<const float4*>(c_batch_ptr(c0, ldc, ph, q, h));
       old[q][h] = STREAM ? __ldcs(p) : *p;
     }
 }
-template <bool STREAM>
-__device__ __forceinline__ void store_c_batch(const CBatch& old, const float (&acc)[8][8], float* c0, int64_t ldc,
-                                              int ph, float alpha, float beta) {
+// Stores alpha * acc + beta * old for batch ph; old(q, h) gives the float4 read before.
+template <bool STREAM, class Old>
+__device__ __forceinline__ void store_c_batch_from(Old old, const float (&acc)[8][8], float* c0, int64_t ldc, int ph,
+                                                   float alpha, float beta) {
 #pragma unroll
   for (int q = 0; q < 4; ++q)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int c = ph * 4 + q;
-      const float4 o = old[q][h];
+      const float4 o = old(q, h);
       const float4 v =
           make_float4(fmaf(alpha, acc[4 * h][c], beta * o.x), fmaf(alpha, acc[4 * h + 1][c], beta * o.y),
                       fmaf(alpha, acc[4 * h + 2][c], beta * o.z), fmaf(alpha, acc[4 * h + 3][c], beta * o.w));
-      float4* p = reinterpret_cast<float4*>(c0 + (ph * 16 + q) * ldc + 32 * h);
+      float4* p = reinterpret_cast<float4*>(c_batch_ptr(c0, ldc, ph, q, h));
       if (STREAM) __stcs(p, v);
       else *p = v;
     }
+}
+template <bool STREAM>
+__device__ __forceinline__ void store_c_batch(const CBatch& old, const float (&acc)[8][8], float* c0, int64_t ldc,
+                                              int ph, float alpha, float beta) {
+  store_c_batch_from<STREAM>([&](int q, int h) { return old[q][h]; }, acc, c0, ldc, ph, alpha, beta);
 }
 
 // One launcher per file; each returns cudaGetLastError() after its launches.

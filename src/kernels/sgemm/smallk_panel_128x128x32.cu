@@ -169,26 +169,20 @@ __device__ __forceinline__ void transpose_kstage(const float* staging, float* ds
 // past k = 64 the prefetch made the NT kernel spill.
 constexpr int kCSlotsFloats = 8 * kThreads * 4;  // 32 KB: one phase of the tile
 static_assert(kCSlotsFloats <= kStageFloats, "a phase of C fits in a stage's panels");
-__device__ __forceinline__ void prefetch_c_phase(float* dst, const float* c0, int64_t ldc, int ph) {
+__device__ __forceinline__ float* c_slot(float* slots, int q, int h) {
+  return slots + ((2 * q + h) * kThreads + threadIdx.x) * 4;
+}
+__device__ __forceinline__ void prefetch_c_phase(float* slots, const float* c0, int64_t ldc, int ph) {
 #pragma unroll
   for (int q = 0; q < 4; ++q)
 #pragma unroll
-    for (int h = 0; h < 2; ++h)
-      cp_async16(dst + ((2 * q + h) * kThreads + threadIdx.x) * 4, c0 + (ph * 16 + q) * ldc + 32 * h, 4);
+    for (int h = 0; h < 2; ++h) cp_async16(c_slot(slots, q, h), c_batch_ptr(c0, ldc, ph, q, h), 4);
 }
 // store_c_batch with the old values from this thread's prefetched slots.
-__device__ __forceinline__ void store_c_prefetched(const float* slots, const float (&acc)[8][8], float* c0,
-                                                   int64_t ldc, int ph, float alpha, float beta) {
-#pragma unroll
-  for (int q = 0; q < 4; ++q)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int c = ph * 4 + q;
-      const float4 o = *reinterpret_cast<const float4*>(slots + ((2 * q + h) * kThreads + threadIdx.x) * 4);
-      *reinterpret_cast<float4*>(c0 + (ph * 16 + q) * ldc + 32 * h) =
-          make_float4(fmaf(alpha, acc[4 * h][c], beta * o.x), fmaf(alpha, acc[4 * h + 1][c], beta * o.y),
-                      fmaf(alpha, acc[4 * h + 2][c], beta * o.z), fmaf(alpha, acc[4 * h + 3][c], beta * o.w));
-    }
+__device__ __forceinline__ void store_c_prefetched(float* slots, const float (&acc)[8][8], float* c0, int64_t ldc,
+                                                   int ph, float alpha, float beta) {
+  store_c_batch_from<false>([&](int q, int h) { return *reinterpret_cast<const float4*>(c_slot(slots, q, h)); }, acc,
+                            c0, ldc, ph, alpha, beta);
 }
 
 // KA / KB: A / B contiguous along k (A T, B N), staged through registers; else cp.async.
