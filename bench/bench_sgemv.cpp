@@ -16,7 +16,8 @@
 // Output: CSV with columns routine,path,trans,m,n,k,time_us,gflops,gbps,ratio_vs_cublas
 // (k = 0 for gemv) preceded by '#' header lines; '#' tables of host time per call and the
 // summary follow the CSV.
-// Options: --quick (two small shapes), --reps=N (default 30), --shapes=big|small|all.
+// Options: --quick (two small shapes), --reps=N (default 30), --shapes=big|small|all,
+// --shape=MxN[,MxN...] (only these shapes).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -180,10 +181,16 @@ void bench_shape(cublasHandle_t h, const Source& src, char t, int m, int n) {
 int main(int argc, char** argv) {
   bool quick = false;
   std::string shapes = "all";
+  const char* only = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strncmp(argv[i], "--reps=", 7)) g_reps = std::max(3, std::atoi(argv[i] + 7));
     else if (!std::strncmp(argv[i], "--shapes=", 9)) shapes = argv[i] + 9;
+    else if (!std::strncmp(argv[i], "--shape=", 8)) only = argv[i] + 8;
+    else {
+      std::fprintf(stderr, "bench_sgemv: unknown option %s\n", argv[i]);
+      return 2;
+    }
   }
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
@@ -229,6 +236,21 @@ int main(int argc, char** argv) {
       list.insert(list.end(), {{4096, 4096}, {8192, 8192}, {16384, 16384}, {32768, 32768},
                                {1048576, 64}, {64, 1048576}, {100000, 1000}, {1000, 100000}});
     if (shapes != "big") list.insert(list.end(), {{2048, 2048}, {1024, 1024}, {512, 512}, {256, 256}});
+  }
+  if (only) {  // --shape=MxN[,MxN...]
+    list.clear();
+    for (const char* q = only; *q;) {
+      S sh{0, 0};
+      char* end = nullptr;
+      sh.m = int(std::strtol(q, &end, 10));
+      if (*end == 'x') sh.n = int(std::strtol(end + 1, &end, 10));
+      if (sh.m < 1 || sh.n < 1 || (*end && *end != ',')) {
+        std::fprintf(stderr, "bench_sgemv: --shape wants MxN[,MxN...]\n");
+        return 2;
+      }
+      list.push_back(sh);
+      q = *end ? end + 1 : end;
+    }
   }
   for (const S& s : list)
     for (char t : {'N', 'T'}) {
