@@ -19,7 +19,7 @@ enum class SgemvKernel {
   warp_per_column,       // T: a warp per column, lanes read consecutive rows (N: as rung 1)
   x_constant,            // rung 2 with x in __constant__ memory (len(x) <= 16384)
   x_shared,              // rung 2 with x staged through shared-memory tiles
-  // Production (src/kernels/sgemv/{n_rowblock,t_lanegroup}_float4.cu).
+  // Production (src/kernels/sgemv/{n_rowblock,t_lanegroup,n_colsweep}_float4.cu).
   n_rowblock,            // N: 128-row blocks, 8 warps split the columns, float4, one launch
   n_rowblock_split,      // N: as n_rowblock, columns also split over blocks + ordered 2nd stage
   t_lanegroup,           // T: a group of 4..32 lanes per column, float4, shuffle reduce
@@ -28,8 +28,9 @@ enum class SgemvKernel {
   t_lanegroup_lastblock, // T: a warp per column, float4, row split in one launch (last block)
   n_rowblock_cluster,    // N: as n_rowblock, columns split over a cluster, reduced through DSMEM
   t_lanegroup_cluster,   // T: as t_lanegroup_lastblock, rows split over a cluster, DSMEM reduce
+  n_colsweep,            // N, small shapes: 16-row blocks sweeping every column, one launch
 };
-constexpr int kSgemvKernelCount = 12;
+constexpr int kSgemvKernelCount = 13;
 
 const char* sgemv_kernel_name(SgemvKernel k);
 bool sgemv_kernel_from_name(const char* name, SgemvKernel* out);

@@ -43,7 +43,8 @@ struct Case {
 
 bool is_n_kernel(SgemvKernel k) {
   return k == SgemvKernel::n_rowblock || k == SgemvKernel::n_rowblock_split ||
-         k == SgemvKernel::n_rowblock_lastblock || k == SgemvKernel::n_rowblock_cluster;
+         k == SgemvKernel::n_rowblock_lastblock || k == SgemvKernel::n_rowblock_cluster ||
+         k == SgemvKernel::n_colsweep;
 }
 bool is_t_kernel(SgemvKernel k) {
   return k == SgemvKernel::t_lanegroup || k == SgemvKernel::t_lanegroup_split ||

@@ -105,6 +105,7 @@ cudaError_t launch_x_shared(const GemvProblem& p, cudaStream_t s);
 enum class Split { none, two_pass, lastblock, cluster };
 cudaError_t launch_n_rowblock(const GemvProblem& p, Split split, cudaStream_t s, int cluster = 0, int row_warps = 1);
 cudaError_t launch_t_lanegroup(const GemvProblem& p, Split split, cudaStream_t s, int cluster = 0);
+cudaError_t launch_n_colsweep(const GemvProblem& p, cudaStream_t s);
 
 // Scratch for split kernels, from a per-device pool, stream-ordered.
 cudaError_t scratch_alloc(float** ptr, size_t count, cudaStream_t s);

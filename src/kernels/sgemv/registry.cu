@@ -22,6 +22,7 @@ constexpr KernelEntry<SgemvKernel> kTable[kSgemvKernelCount] = {
     {SgemvKernel::t_lanegroup_lastblock, "t_lanegroup_lastblock", true},
     {SgemvKernel::n_rowblock_cluster, "n_rowblock_cluster", true},
     {SgemvKernel::t_lanegroup_cluster, "t_lanegroup_cluster", true},
+    {SgemvKernel::n_colsweep, "n_colsweep", true},
 };
 
 constexpr int kConstantX = 16384;  // rung 3's __constant__ array, floats
@@ -64,6 +65,7 @@ const char* sgemv_can_implement(SgemvKernel k, const GemvProblem& p) {
       if (p.ta != Op::T) return "an op(A) = A^T kernel; the problem is not transposed";
       return nullptr;
     case SgemvKernel::n_rowblock_cluster:
+    case SgemvKernel::n_colsweep:
       if (p.ta != Op::N) return "an op(A) = A kernel; the problem is transposed";
       return nullptr;
     case SgemvKernel::t_lanegroup_cluster:
@@ -77,7 +79,10 @@ const char* sgemv_can_implement(SgemvKernel k, const GemvProblem& p) {
 // Measured on the H100 (bench/results/h100-sgemv-2026-11-22-v3.md), event-timed calls beside
 // cuBLAS. The dispatch uses the measured table (data/dispatch-sm_90.csv, src/dispatch/table.cpp);
 // this rule is the fallback between production kernels and the benchmark's "chosen" column:
-//   N: tiny problems (256^2) want n_rowblock's single cheap launch; one row block (m <= 128)
+//   N: small near-square problems (m >= 256, n <= 2048, m*n <= 2^22) want n_colsweep's plain
+//      launch of 16-row blocks that each sweep every column (256^2-1024^2: 6-22% faster than
+//      n_rowblock_cluster, 2048^2 0.5-7% in 7 of 8 passes, 4096^2 10% slower: h100-sgemv-colsweep-2026-11-26.md);
+//      other tiny problems (m*n < 2^18) n_rowblock's single cheap launch; one row block (m <= 128)
 //      with hundreds of column splits wants the two-pass split, whose 32x32-thread reduction
 //      blocks beat one last block adding 500 splits per row (64 x 1048576); up to 8192 columns
 //      n_rowblock_cluster (one launch, at most 8 column splits reduced in a cluster: 1024^2
@@ -89,6 +94,7 @@ const char* sgemv_can_implement(SgemvKernel k, const GemvProblem& p) {
 SgemvKernel sgemv_choose(const GemvProblem& p) {
   const int64_t size = int64_t(p.m) * p.n;
   if (p.ta == Op::N) {
+    if (p.m >= 256 && p.n <= 2048 && size <= (1 << 22)) return SgemvKernel::n_colsweep;
     if (size < (1 << 18)) return SgemvKernel::n_rowblock;
     if (p.m <= 128 || p.n > 8192) return SgemvKernel::n_rowblock_split;
     return SgemvKernel::n_rowblock_cluster;
@@ -119,6 +125,7 @@ cudaError_t sgemv_run(SgemvKernel k, const GemvProblem& p, cudaStream_t s) {
     case SgemvKernel::t_lanegroup_lastblock: return launch_t_lanegroup(p, Split::lastblock, s);
     case SgemvKernel::n_rowblock_cluster: return launch_n_rowblock(p, Split::cluster, s);
     case SgemvKernel::t_lanegroup_cluster: return launch_t_lanegroup(p, Split::cluster, s);
+    case SgemvKernel::n_colsweep: return launch_n_colsweep(p, s);
   }
   return cudaErrorInvalidValue;
 }
