@@ -1,27 +1,31 @@
 // Production SGEMV for small op(A) = A shapes (kernel n_colsweep): blocks of 16 rows, each
 // sweeping every column, in one plain launch with no reduction across blocks.
 //
-// What changed from n_rowblock_cluster, the fastest N kernel at 256^2-1024^2 before it (1024^2:
+// What changed from n_rowblock_cluster, the fastest N kernel at 256^2-2048^2 before it (1024^2:
 // 16-block clusters of 128-row blocks, each block a sixteenth of the columns, the splits added
 // through distributed shared memory after cluster.sync()): at those sizes the call is a launch
 // plus a few microseconds of reading (4 MB at 1024^2), and the cluster launch, its barrier and
 // the exchange between blocks cost a good part of what is left (ncu, h100-sgemv-2026-11-22-v5.md:
 // 6.5-6.9 us of device time at 1024^2 against 4.6 for a kernel that only reads A). Here:
-//   - a block owns kRows = 16 rows, 64 contiguous bytes of each column (two 32-byte sectors), and
-//     all n columns: m = 1024 gives 64 blocks, each the sole owner of its rows, so y is stored
-//     straight from the block and nothing crosses blocks;
-//   - thread t takes columns t, t + 256, t + 512, ... and reads each column's 16 rows with four
-//     16-byte loads; kCols = 4 columns per step, so a thread has 16 loads (256 bytes) in flight
-//     and a block 64 KB: a 1024^2 matrix is requested in one round. Each thread loads its own
-//     x[c] (a warp's 32 consecutive columns: one coalesced load);
-//   - the 256 threads' 16 partial sums per row are added through shared memory: thread (r, g)
-//     adds the 16 partials of group g (threads 16g .. 16g+15) for row r in order, and the 16
-//     groups are added by __shfl_xor_sync within the half-warp (a fixed tree: deterministic).
-//     The [row][group][17] layout makes both the stores and the loads free of bank conflicts.
-// Larger shapes take the other N kernels (every block sweeping all columns would make n / 256
-// steps per thread with only m / 16 blocks); the measured table decides where this one runs.
-// If A is misaligned or lda % 4 != 0, the same kernel reads single floats (still 64 contiguous
-// bytes per column and block).
+//   - a block owns kRows = 16 rows, 64 contiguous bytes of each column, and all n columns: m =
+//     1024 gives 64 blocks, each the sole owner of its rows, so y is stored straight from the
+//     block and nothing crosses blocks;
+//   - four lanes share a column, lane l reading rows 4*(l % 4) .. +3 with one 16-byte load, so
+//     one warp instruction reads 8 columns x 64 contiguous bytes (8 cache lines). Thread t takes
+//     the columns t/4, t/4 + 64, t/4 + 128, ..., kCols = 16 a step: 16 loads (256 bytes) in
+//     flight per thread, 64 KB per block, a 1024^2 matrix requested in one round. x[c] is loaded
+//     by the four lanes of its column (one broadcast);
+//   - each thread's 4 row sums are added over the 8 column groups of its warp by
+//     __shfl_xor_sync (offsets 4, 8, 16), then over the 8 warps in warp order through shared
+//     memory: a fixed order, deterministic.
+//   Measured first (bench/results/h100-sgemv-colsweep-2026-11-26.md), even at 256^2 and 4-14%
+//   slower from 512^2 to 4096^2: each thread reading all 16 rows of its own column (a warp
+//   instruction: 32 columns x 16 bytes, 32 cache lines), 16 partials per thread added through a
+//   [row][group][17] shared array. Blocks of 8 rows (two lanes a column) ran as fast up to 2048^2
+//   and 8-10% slower at 4096^2; blocks of 32 rows 0-23% slower.
+// Larger shapes take the other N kernels (64 column groups per block sweep n / 64 columns each
+// with only m / 16 blocks: 4096^2 is even with n_rowblock_cluster); the measured table decides
+// where this one runs. If A is misaligned or lda % 4 != 0, the same kernel reads single floats.
 #include "kernels/sgemv/common.cuh"
 
 namespace myblas {
@@ -29,10 +33,11 @@ namespace sgemv_detail {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kRows = 16;                // rows per block
-constexpr int kGroups = kThreads / 16;   // groups of 16 threads, one partial per row each
-constexpr int kCols = 4;                 // columns per thread and step
-static_assert(kRows == 16 && kGroups == 16, "the reduction maps one thread to (row, group)");
+constexpr int kRows = 16;                   // rows per block
+constexpr int kLanes = kRows / 4;           // lanes per column, 4 rows each
+constexpr int kGroups = kThreads / kLanes;  // column groups per block
+constexpr int kCols = 16;                   // columns per thread and step
+constexpr int kWarps = kThreads / kWarp;
 
 // Rows r .. r+3 (of the block's `rows`) of the column at p; VA: one 16-byte load when all four
 // are in range.
@@ -48,50 +53,49 @@ __device__ __forceinline__ float4 load_rows4(const float* p, int r, int rows) {
 // Grid: ceil(m / 16) blocks of 256 threads; block b computes y rows [16b, 16b + 16).
 template <bool VA>
 __global__ __launch_bounds__(kThreads) void sgemv_n_colsweep(Args g) {
-  __shared__ float red[kRows][kGroups][17];  // (row) x (thread group) x (thread in group), padded
-  const int t = threadIdx.x;
+  __shared__ float red[kWarps][kRows];  // (warp) x (row) sums
+  const int t = threadIdx.x, lane = t % kWarp, warp = t / kWarp;
+  const int q = t % kLanes, cg = t / kLanes;  // row quad, column group
   const int row0 = blockIdx.x * kRows;
   const int rows = min(kRows, g.m - row0);
-  const float* ablk = g.a + row0;
-  float acc[kRows];
-#pragma unroll
-  for (int r = 0; r < kRows; ++r) acc[r] = 0.f;
+  const float* ap = g.a + row0 + 4 * q;
+  float acc[4] = {0.f, 0.f, 0.f, 0.f};  // rows 4q .. 4q+3 of the block
 
-  // Columns t, t + 256, ... in increasing order, kCols at a time.
-  for (int c0 = t; c0 < g.n; c0 += kThreads * kCols) {
-    float4 a[kCols][kRows / 4];
+  // Columns cg, cg + 64, ... in increasing order, kCols at a time.
+  for (int c0 = cg; c0 < g.n; c0 += kGroups * kCols) {
+    float4 a[kCols];
     float xv[kCols];
 #pragma unroll
     for (int u = 0; u < kCols; ++u) {
-      const int c = c0 + u * kThreads;
+      const int c = c0 + u * kGroups;
       const bool in = c < g.n;
       xv[u] = in ? g.x0[int64_t(c) * g.incx] : 0.f;
-      const float* col = ablk + int64_t(in ? c : c0) * g.lda;
-#pragma unroll
-      for (int q = 0; q < kRows / 4; ++q)
-        a[u][q] = in ? load_rows4<VA>(col + 4 * q, 4 * q, rows) : make_float4(0.f, 0.f, 0.f, 0.f);
+      a[u] = in ? load_rows4<VA>(ap + int64_t(c) * g.lda, 4 * q, rows) : make_float4(0.f, 0.f, 0.f, 0.f);
     }
 #pragma unroll
-    for (int u = 0; u < kCols; ++u)
-#pragma unroll
-      for (int q = 0; q < kRows / 4; ++q) {
-        acc[4 * q + 0] = fmaf(a[u][q].x, xv[u], acc[4 * q + 0]);
-        acc[4 * q + 1] = fmaf(a[u][q].y, xv[u], acc[4 * q + 1]);
-        acc[4 * q + 2] = fmaf(a[u][q].z, xv[u], acc[4 * q + 2]);
-        acc[4 * q + 3] = fmaf(a[u][q].w, xv[u], acc[4 * q + 3]);
-      }
+    for (int u = 0; u < kCols; ++u) {
+      acc[0] = fmaf(a[u].x, xv[u], acc[0]);
+      acc[1] = fmaf(a[u].y, xv[u], acc[1]);
+      acc[2] = fmaf(a[u].z, xv[u], acc[2]);
+      acc[3] = fmaf(a[u].w, xv[u], acc[3]);
+    }
   }
 
+  // The 8 column groups of this warp (lanes with the same l % 4), then the 8 warps in order.
 #pragma unroll
-  for (int r = 0; r < kRows; ++r) red[r][t / 16][t % 16] = acc[r];
+  for (int o = kLanes; o < kWarp; o *= 2)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], o);
+  if (lane < kLanes)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) red[warp][4 * lane + i] = acc[i];
   __syncthreads();
-  const int r = t / 16, grp = t % 16;  // this thread adds group grp's partials of row r
-  float s = 0.f;
+  if (t < rows) {
+    float s = 0.f;
 #pragma unroll
-  for (int i = 0; i < 16; ++i) s += red[r][grp][i];
-#pragma unroll
-  for (int o = 8; o >= 1; o /= 2) s += __shfl_xor_sync(0xffffffffu, s, o);  // the 16 groups
-  if (grp == 0 && r < rows) store_y(g.y0 + int64_t(row0 + r) * g.incy, s, g.alpha, g.beta);
+    for (int w = 0; w < kWarps; ++w) s += red[w][t];
+    store_y(g.y0 + int64_t(row0 + t) * g.incy, s, g.alpha, g.beta);
+  }
 }
 
 }  // namespace

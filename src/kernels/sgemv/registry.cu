@@ -80,8 +80,8 @@ const char* sgemv_can_implement(SgemvKernel k, const GemvProblem& p) {
 // cuBLAS. The dispatch uses the measured table (data/dispatch-sm_90.csv, src/dispatch/table.cpp);
 // this rule is the fallback between production kernels and the benchmark's "chosen" column:
 //   N: small near-square problems (m >= 256, n <= 2048, m*n <= 2^22) want n_colsweep's plain
-//      launch of 16-row blocks that each sweep every column (256^2-1024^2: 6-22% faster than
-//      n_rowblock_cluster, 2048^2 0.5-7% in 7 of 8 passes, 4096^2 10% slower: h100-sgemv-colsweep-2026-11-26.md);
+//      launch of 16-row blocks that each sweep every column (256^2-1024^2: 14-32% faster than
+//      n_rowblock_cluster, 2048^2 6-10%, 4096^2 even: h100-sgemv-colsweep-2026-11-26.md);
 //      other tiny problems (m*n < 2^18) n_rowblock's single cheap launch; one row block (m <= 128)
 //      with hundreds of column splits wants the two-pass split, whose 32x32-thread reduction
 //      blocks beat one last block adding 500 splits per row (64 x 1048576); up to 8192 columns
