@@ -235,7 +235,12 @@ int main(int argc, char** argv) {
     if (shapes != "small")
       list.insert(list.end(), {{4096, 4096}, {8192, 8192}, {16384, 16384}, {32768, 32768},
                                {1048576, 64}, {64, 1048576}, {100000, 1000}, {1000, 100000}});
-    if (shapes != "big") list.insert(list.end(), {{2048, 2048}, {1024, 1024}, {512, 512}, {256, 256}});
+    // Wide and tall small shapes beside the squares, so that the table's nearest-shape lookup has
+    // measured neighbours for them (a kernel that wins on small squares, n_colsweep, has few row
+    // blocks and long column sweeps on wide ones).
+    if (shapes != "big")
+      list.insert(list.end(), {{2048, 2048}, {1024, 1024}, {512, 512}, {256, 256}, {64, 8192}, {256, 4096},
+                               {1024, 16384}, {4096, 256}});
   }
   if (only) {  // --shape=MxN[,MxN...]
     list.clear();
