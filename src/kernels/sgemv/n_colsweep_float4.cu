@@ -61,14 +61,15 @@ __global__ __launch_bounds__(kThreads) void sgemv_n_colsweep(Args g) {
   const float* ap = g.a + row0 + 4 * q;
   float acc[4] = {0.f, 0.f, 0.f, 0.f};  // rows 4q .. 4q+3 of the block
 
-  // Columns cg, cg + 64, ... in increasing order, kCols at a time.
-  for (int c0 = cg; c0 < g.n; c0 += kGroups * kCols) {
+  // Columns cg, cg + 64, ... in increasing order, kCols at a time. Unsigned: n may be close to
+  // 2^31, and a step past it must not wrap (it stays below 2^32).
+  for (unsigned c0 = cg; c0 < unsigned(g.n); c0 += kGroups * kCols) {
     float4 a[kCols];
     float xv[kCols];
 #pragma unroll
     for (int u = 0; u < kCols; ++u) {
-      const int c = c0 + u * kGroups;
-      const bool in = c < g.n;
+      const unsigned c = c0 + u * kGroups;
+      const bool in = c < unsigned(g.n);
       xv[u] = in ? g.x0[int64_t(c) * g.incx] : 0.f;
       a[u] = in ? load_rows4<VA>(ap + int64_t(c) * g.lda, 4 * q, rows) : make_float4(0.f, 0.f, 0.f, 0.f);
     }
