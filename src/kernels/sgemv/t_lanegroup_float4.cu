@@ -208,7 +208,15 @@ cudaError_t launch_t_lanegroup(const GemvProblem& p, Split split, cudaStream_t s
     // whole column) was the fastest or within noise, and every extra split cost more than it
     // saved below 2048 rows per split. Rows per split are a multiple of 128 so that every split
     // starts 16-byte aligned.
+    // Few column blocks (narrow tall shapes: 4096 x 128 has 16) leave most SMs idle with that
+    // rule, so C is also allowed up to one block per SM with at least kMinNarrowRows rows per
+    // split, whichever C is larger (bench/results/h100-sgemv-2026-11-26-tnarrow-run*.csv, forced
+    // C on eight narrow shapes: 2048 x 256 9.1-9.3 us at C = 4 against 10.2-11.4 at C = 1,
+    // 4096 x 128 9.0-10.2 at C = 8 against 12.5-13.0 at C = 2, 8192 x 128 10.1 at C = 8 against
+    // 11.9-13.0 at C = 4). Shapes whose column blocks fill the SMs (512^2 .. 4096^2) keep C = 1:
+    // at 512^2 and 1024^2 a split of their short columns measured slower.
     constexpr int kMinClusterRows = 2048;
+    constexpr int kMinNarrowRows = 512;
     constexpr int kAlignRows = 4 * kWarp;
     constexpr int kCols = kThreads / kWarp;  // columns per block
     const Kern kern = pick_variant<32, 1>(va, vx);
@@ -217,7 +225,8 @@ cudaError_t launch_t_lanegroup(const GemvProblem& p, Split split, cudaStream_t s
     int c = cluster;
     if (c <= 0) {
       const int slots = device_slots(reinterpret_cast<const void*>(kern), kThreads, 0);
-      c = std::min(slots / col_blocks, p.m / kMinClusterRows);
+      c = std::max(std::min(slots / col_blocks, p.m / kMinClusterRows),
+                   std::min(device_sm_count() / col_blocks, p.m / kMinNarrowRows));
     }
     c = pow2_floor(std::min(c, cluster_limit(reinterpret_cast<const void*>(ckern), kThreads)));
     if (c <= 1) {
