@@ -244,17 +244,14 @@ int main(int argc, char** argv) {
   }
   if (only) {  // --shape=MxN[,MxN...]
     list.clear();
-    for (const char* q = only; *q;) {
+    for (const std::string& item : bench::split_list(only)) {
       S sh{0, 0};
-      char* end = nullptr;
-      sh.m = int(std::strtol(q, &end, 10));
-      if (*end == 'x') sh.n = int(std::strtol(end + 1, &end, 10));
-      if (sh.m < 1 || sh.n < 1 || (*end && *end != ',')) {
+      char rest = 0;
+      if (std::sscanf(item.c_str(), "%dx%d%c", &sh.m, &sh.n, &rest) != 2 || sh.m < 1 || sh.n < 1) {
         std::fprintf(stderr, "bench_sgemv: --shape wants MxN[,MxN...]\n");
         return 2;
       }
       list.push_back(sh);
-      q = *end ? end + 1 : end;
     }
   }
   for (const S& s : list)
