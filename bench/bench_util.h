@@ -134,6 +134,12 @@ inline std::vector<std::string> split_list(const char* s) {
   return out;
 }
 
+// The median of v (the mean of the middle two for an even count).
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
 // The median event time alone.
 inline double time_calls(const std::function<void(int)>& f, int nsets, int reps, int warmups = 3) {
   return time_calls_with_host(f, nsets, reps, warmups).event_us;

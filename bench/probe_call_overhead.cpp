@@ -35,10 +35,7 @@ double block_ns(const std::function<void()>& f, int reps) {
   return std::chrono::duration<double, std::nano>(clk::now() - t0).count() / reps;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
+using bench::median;
 
 // Direct and library forms of one call, alternated block by block.
 void pair(const char* what, const std::function<void()>& direct, const std::function<void()>& mine,

@@ -34,10 +34,7 @@ const cublasMath_t kModes[3] = {CUBLAS_PEDANTIC_MATH,
                                 cublasMath_t(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION),
                                 CUBLAS_DEFAULT_MATH};
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using bench::median;
 
 void run_shape(cublasHandle_t (&h)[3], const bench::Source& src, const Shape& s, int reps) {
   const bool gemv = s.routine[4] == 'v';
