@@ -39,7 +39,10 @@
 // dimension not a multiple of 4), and on the in-kernel way any such operand, run
 // smallk_128x128x16 instead, which has scalar copy paths.
 //
-// Measured: bench/results/h100-sgemm-smallk-v3-2026-11-26.md.
+// Measured: bench/results/h100-sgemm-smallk-v3-2026-11-26.md. Two persistent layouts for k <= 64
+// (blocks walking runs of tiles with B's panel kept; one block of two warp groups taking turns at
+// the FMAs so that one's epilogue overlaps the other's FMAs) ran 12-16% and 33-40% slower at
+// 8192^2 x 64: bench/results/h100-sgemm-smallk-v5-2026-11-26.md.
 //
 // Any k is correct (what lies past k and past m or n is zero-filled and never read); beta == 0
 // never reads C; edge tiles and misaligned or padded C take store_tile_8x8.
