@@ -6,7 +6,9 @@
 // the measured interval for both), after warm-up, over operand sets rotated through >= 256 MiB
 // when one set is smaller (so every call streams from HBM, not from the 50 MB L2), and report
 // the median and ratio_vs_cublas = t_cublas / t_kernel (> 1: the kernel is faster).
-// A 1x1 launch (one thread) is timed in the same run as the launch floor. Beside each event
+// A 1x1 launch (one thread) is timed in the same run as the launch floor, and for each shape a
+// kernel that only reads A (read_ceiling.cu; rows "sgemv-ceiling", path "read-only:A") as an
+// estimate of the fastest an SGEMV of that size can be here. Beside each event
 // time, the host's own time inside the call (steady_clock around it, no synchronisation) is
 // kept: the part of a small call that is host work before the GPU can start.
 // The cluster kernels are also timed with each cluster size forced (rows "sgemv-cluster",
@@ -35,6 +37,7 @@
 #include "kernels/sgemv.h"
 
 #include "bench_util.h"
+#include "read_ceiling.h"
 
 namespace {
 
@@ -102,6 +105,14 @@ void bench_shape(cublasHandle_t h, const Source& src, char t, int m, int n) {
   const Timing tc = time_calls_with_host(cublas_call, nsets, g_reps);
   const double t_cublas = tc.event_us;
   row("sgemv", "cublas", t, m, n, tc, 1.0);
+  {  // The read ceiling: A read once, nothing else.
+    float* sink;
+    CK(cudaMalloc(&sink, bench::read_ceiling_blocks(na) * sizeof(float)));
+    const Timing tr = time_calls_with_host([&](int i) { CK(bench::read_ceiling(A(i), na, sink, nullptr)); }, nsets,
+                                           g_reps);
+    row("sgemv-ceiling", "read-only:A", t, m, n, tr, t_cublas / tr.event_us);
+    CK(cudaFree(sink));
+  }
 
   auto problem = [&](int i, float* y) {
     myblas::GemvProblem p;
