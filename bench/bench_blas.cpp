@@ -244,7 +244,7 @@ void bench_gemv(cublasHandle_t h, char t, int m, int n) {
 // The kernels auto mode may take (bench/make_dispatch_table.py's candidate sets).
 const char* const kSgemvCandidates[] = {"n_rowblock", "n_rowblock_split", "n_rowblock_lastblock", "n_rowblock_cluster", "n_colsweep",
                                         "t_lanegroup", "t_lanegroup_split", "t_lanegroup_lastblock",
-                                        "t_lanegroup_cluster", "warp_per_column"};
+                                        "t_lanegroup_cluster", "t_lanegroup_blocksplit", "warp_per_column"};
 const char* const kSgemmCandidates[] = {"pipelined_128x128x16_s3", "pipelined_128x128x16_s4", "skinny_r16",
                                         "pipelined_regdb_256x128x8_s6", "pipelined_regdb_128x256x8_s6",
                                         "pipelined_regdb_128x128x8_s6", "smallk_128x128x16",

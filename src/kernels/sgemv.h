@@ -29,8 +29,9 @@ enum class SgemvKernel {
   n_rowblock_cluster,    // N: as n_rowblock, columns split over a cluster, reduced through DSMEM
   t_lanegroup_cluster,   // T: as t_lanegroup_lastblock, rows split over a cluster, DSMEM reduce
   n_colsweep,            // N, small shapes: 16-row blocks sweeping every column, one launch
+  t_lanegroup_blocksplit,  // T: as t_lanegroup_lastblock, rows split over a block's warps, one launch
 };
-constexpr int kSgemvKernelCount = 13;
+constexpr int kSgemvKernelCount = 14;
 
 const char* sgemv_kernel_name(SgemvKernel k);
 bool sgemv_kernel_from_name(const char* name, SgemvKernel* out);

@@ -48,7 +48,8 @@ bool is_n_kernel(SgemvKernel k) {
 }
 bool is_t_kernel(SgemvKernel k) {
   return k == SgemvKernel::t_lanegroup || k == SgemvKernel::t_lanegroup_split ||
-         k == SgemvKernel::t_lanegroup_lastblock || k == SgemvKernel::t_lanegroup_cluster;
+         k == SgemvKernel::t_lanegroup_lastblock || k == SgemvKernel::t_lanegroup_cluster ||
+         k == SgemvKernel::t_lanegroup_blocksplit;
 }
 
 // Runs one case; returns false (with a failure already reported) on any mismatch.

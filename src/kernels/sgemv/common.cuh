@@ -102,7 +102,7 @@ cudaError_t launch_x_shared(const GemvProblem& p, cudaStream_t s);
 // in one launch by the blocks of a thread-block cluster through distributed shared memory.
 // cluster: the blocks per cluster for Split::cluster (0: the launcher's choice); row_warps: with
 // a forced cluster, 2 for N blocks of 256 rows (two warps along the rows; float4 loads only).
-enum class Split { none, two_pass, lastblock, cluster };
+enum class Split { none, two_pass, lastblock, cluster, block };
 cudaError_t launch_n_rowblock(const GemvProblem& p, Split split, cudaStream_t s, int cluster = 0, int row_warps = 1);
 cudaError_t launch_t_lanegroup(const GemvProblem& p, Split split, cudaStream_t s, int cluster = 0);
 cudaError_t launch_n_colsweep(const GemvProblem& p, cudaStream_t s);

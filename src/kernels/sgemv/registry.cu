@@ -23,6 +23,7 @@ constexpr KernelEntry<SgemvKernel> kTable[kSgemvKernelCount] = {
     {SgemvKernel::n_rowblock_cluster, "n_rowblock_cluster", true},
     {SgemvKernel::t_lanegroup_cluster, "t_lanegroup_cluster", true},
     {SgemvKernel::n_colsweep, "n_colsweep", true},
+    {SgemvKernel::t_lanegroup_blocksplit, "t_lanegroup_blocksplit", true},
 };
 
 constexpr int kConstantX = 16384;  // rung 3's __constant__ array, floats
@@ -69,6 +70,7 @@ const char* sgemv_can_implement(SgemvKernel k, const GemvProblem& p) {
       if (p.ta != Op::N) return "an op(A) = A kernel; the problem is transposed";
       return nullptr;
     case SgemvKernel::t_lanegroup_cluster:
+    case SgemvKernel::t_lanegroup_blocksplit:
       if (p.ta != Op::T) return "an op(A) = A^T kernel; the problem is not transposed";
       return nullptr;
     default:
@@ -87,9 +89,13 @@ const char* sgemv_can_implement(SgemvKernel k, const GemvProblem& p) {
 //      blocks beat one last block adding 500 splits per row (64 x 1048576); up to 8192 columns
 //      n_rowblock_cluster (one launch, at most 8 column splits reduced in a cluster: 1024^2
 //      1.5-1.8x, 4096^2 1.03-1.08x); wider than that the column splits of n_rowblock_split.
-//   T: small m (< 1024) wants t_lanegroup's narrow lane groups (64 x 1048576: 1.58x); up to
-//      8192 rows t_lanegroup_cluster (at those sizes mostly no cluster: one warp per column in
-//      one plain launch, no scratch); taller, t_lanegroup_lastblock's row split.
+//   T: small m (< 1024) wants t_lanegroup's narrow lane groups (64 x 1048576: 1.58x); from 2048
+//      rows with at least 256 columns t_lanegroup_blocksplit (the rows split over 2-8 warps of
+//      a block, 8 float4 a lane in flight: 2048^2 .. 32768^2 and 4096 x 256 1.3-13% faster than
+//      the others, 4096^2 1.24-1.26x cuBLAS: h100-sgemv-2026-11-26-blocksplit.md); other shapes
+//      up to 8192 rows t_lanegroup_cluster (at those sizes mostly no cluster: one warp per
+//      column in one plain launch, no scratch); taller and narrow, t_lanegroup_lastblock's row
+//      split (blocksplit's few blocks lose there: 1048576 x 64 0.44x).
 // (Where the device has no clusters the *_cluster launchers run the *_lastblock split.)
 SgemvKernel sgemv_choose(const GemvProblem& p) {
   const int64_t size = int64_t(p.m) * p.n;
@@ -100,6 +106,7 @@ SgemvKernel sgemv_choose(const GemvProblem& p) {
     return SgemvKernel::n_rowblock_cluster;
   }
   if (p.m < 1024 || size < (1 << 18)) return SgemvKernel::t_lanegroup;
+  if (p.m >= 2048 && p.n >= 256) return SgemvKernel::t_lanegroup_blocksplit;
   return p.m <= 8192 ? SgemvKernel::t_lanegroup_cluster : SgemvKernel::t_lanegroup_lastblock;
 }
 
@@ -126,6 +133,7 @@ cudaError_t sgemv_run(SgemvKernel k, const GemvProblem& p, cudaStream_t s) {
     case SgemvKernel::n_rowblock_cluster: return launch_n_rowblock(p, Split::cluster, s);
     case SgemvKernel::t_lanegroup_cluster: return launch_t_lanegroup(p, Split::cluster, s);
     case SgemvKernel::n_colsweep: return launch_n_colsweep(p, s);
+    case SgemvKernel::t_lanegroup_blocksplit: return launch_t_lanegroup(p, Split::block, s);
   }
   return cudaErrorInvalidValue;
 }

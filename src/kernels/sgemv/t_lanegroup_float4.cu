@@ -28,7 +28,12 @@
 //     columns' sums in shared memory and the cluster adds them in rank order through
 //     distributed shared memory (common.cuh cluster_reduce_ordered). One launch, no scratch,
 //     no counters, no memset; for mid shapes (1024^2) the row split leaves each lane one or
-//     two float4 loads per column, all in flight at once.
+//     two float4 loads per column, all in flight at once;
+//   - t_lanegroup_blocksplit: t_lanegroup_lastblock's warps with the row split done by RS warps
+//     of the same block (RS = 2, 4 or 8, at least 1024 rows a warp), each lane issuing 8 float4
+//     loads per row step batch: a 4096-row column is read by 4 warps in one batch of loads each
+//     (8 KB a warp in flight), as the read ceiling of bench_sgemv reads 32 KB a block at once.
+//     The warps' sums are added in shared memory in split order. One launch, no scratch.
 // If A is misaligned or lda % 4 != 0, a lane reads single floats r, r+G, ... (still coalesced).
 #include <algorithm>
 
@@ -52,22 +57,30 @@ __device__ __forceinline__ float4 load_x4(const Args& g, int r) {
 // @tparam VA   float4 loads of A (A 16-byte aligned, lda % 4 == 0)
 // @tparam VX   float4 loads of x (unit stride, 16-byte aligned)
 // @tparam CL   launched as clusters of gridDim.y blocks (kernel t_lanegroup_cluster)
+// @tparam RS   > 1: RS warps of a block share a column, warp w taking rows [(w % RS) *
+//              rows_per_split, +rows_per_split) (kernel t_lanegroup_blocksplit; G = 32, COLS = 1)
 // Grid: (ceil(n / (kThreads/G*COLS)), splits). Block (bx, by) computes columns
 // [bx*kThreads/G*COLS, ...) over rows [by*rows_per_split, +rows_per_split). CL: the cluster of
 // column block bx adds the splits' dot products through distributed shared memory and stores y.
 // Else partial == nullptr: store y; else store partial dot products to partial[by*n + col], and
 // with counters (kernel t_lanegroup_lastblock) the last block of column block bx adds them up
 // and stores y.
-template <int G, int COLS, bool VA, bool VX, bool CL>
+template <int G, int COLS, bool VA, bool VX, bool CL, int RS = 1>
 __global__ __launch_bounds__(kThreads) void sgemv_t_lanegroup_float4(Args g, int rows_per_split,
                                                                      float* partial, unsigned* counters) {
   static_assert(G >= 4 && G <= kWarp && (G & (G - 1)) == 0, "G: a power of two in 4..32");
   static_assert(!VX || VA, "vector x loads only in the vector-A variant");
-  constexpr int kGroups = kThreads / G;       // lane groups per block
-  constexpr int kUnroll = COLS >= 4 ? 2 : 4;  // row steps in flight
+  static_assert(RS == 1 || (G == kWarp && COLS == 1 && !CL), "the block's row split: a warp per column");
+  constexpr int kGroups = kThreads / G;  // lane groups per block
+  // Row steps in flight. The block split's 8: at 4096^2 T, 8 against 4 took 29.1-29.6 us against
+  // 30.3-34.4 (bench/results/h100-sgemv-2026-11-26-blocksplit.md); the other kernels keep theirs
+  // (8 made 8192^2 1-2% slower there).
+  constexpr int kUnroll = RS > 1 ? 8 : COLS >= 4 ? 2 : 4;
   const int lg = threadIdx.x % G;
-  const int col0 = (blockIdx.x * kGroups + threadIdx.x / G) * COLS;
-  const int r0 = min(g.m, int(blockIdx.y) * rows_per_split);  // a cluster's last splits may be empty
+  const int col0 = RS > 1 ? int(blockIdx.x) * (kGroups / RS) + int(threadIdx.x / G) / RS
+                          : (blockIdx.x * kGroups + threadIdx.x / G) * COLS;
+  const int split = RS > 1 ? int(threadIdx.x / G) % RS : int(blockIdx.y);
+  const int r0 = min(g.m, split * rows_per_split);  // a cluster's last splits may be empty
   const int r1 = min(g.m, r0 + rows_per_split);
   const float* colp[COLS];  // (COLS) columns of this group; past n, re-read column n-1
   float acc[COLS];          // (COLS) partial dot products of this lane
@@ -134,6 +147,22 @@ __global__ __launch_bounds__(kThreads) void sgemv_t_lanegroup_float4(Args g, int
   for (int c = 0; c < COLS; ++c)
 #pragma unroll
     for (int o = G / 2; o > 0; o /= 2) acc[c] += __shfl_xor_sync(0xffffffffu, acc[c], o);
+  if constexpr (RS > 1) {  // the RS warps of each column add their sums in split order
+    __shared__ float warp_sums[kGroups];
+    if (lg == 0) warp_sums[threadIdx.x / G] = acc[0];
+    __syncthreads();
+    constexpr int kBlockCols = kGroups / RS;
+    if (int(threadIdx.x) < kBlockCols) {
+      const int col = int(blockIdx.x) * kBlockCols + int(threadIdx.x);
+      if (col < g.n) {
+        float sum = 0.f;
+#pragma unroll
+        for (int q = 0; q < RS; ++q) sum += warp_sums[threadIdx.x * RS + q];
+        store_y(g.y0 + int64_t(col) * g.incy, sum, g.alpha, g.beta);
+      }
+    }
+    return;
+  }
   constexpr int kCols = kGroups * COLS;  // columns per block
   if constexpr (CL) {
     __shared__ float split_sums[kCols];  // (kCols) this split's dot products, read by the cluster
@@ -185,11 +214,11 @@ __global__ __launch_bounds__(kThreads) void sgemv_t_lanegroup_float4(Args g, int
 
 using Kern = void (*)(Args, int, float*, unsigned*);
 
-template <int G, int COLS, bool CL = false>
+template <int G, int COLS, bool CL = false, int RS = 1>
 Kern pick_variant(bool va, bool vx) {
-  if (va && vx) return sgemv_t_lanegroup_float4<G, COLS, true, true, CL>;
-  if (va) return sgemv_t_lanegroup_float4<G, COLS, true, false, CL>;
-  return sgemv_t_lanegroup_float4<G, COLS, false, false, CL>;
+  if (va && vx) return sgemv_t_lanegroup_float4<G, COLS, true, true, CL, RS>;
+  if (va) return sgemv_t_lanegroup_float4<G, COLS, true, false, CL, RS>;
+  return sgemv_t_lanegroup_float4<G, COLS, false, false, CL, RS>;
 }
 
 }  // namespace
@@ -199,6 +228,22 @@ cudaError_t launch_t_lanegroup(const GemvProblem& p, Split split, cudaStream_t s
   if (split == Split::cluster && !device_has_clusters()) split = Split::lastblock;
   const Args g = make_args(p);
   const bool va = a_vectorizable(p), vx = va && x_vectorizable(p);
+  if (split == Split::block) {
+    // RS warps per column, each at least kMinWarpRows rows (one batch of 8 float4 loads a lane),
+    // RS <= 8 (the block's warps); rows per split a multiple of 128 (float4 alignment).
+    constexpr int kMinWarpRows = 1024;
+    int rs = 1;
+    while (rs < 8 && p.m / (2 * rs) >= kMinWarpRows) rs *= 2;
+    const Kern kern = rs == 8   ? pick_variant<32, 1, false, 8>(va, vx)
+                      : rs == 4 ? pick_variant<32, 1, false, 4>(va, vx)
+                      : rs == 2 ? pick_variant<32, 1, false, 2>(va, vx)
+                                : pick_variant<32, 1>(va, vx);
+    const int rows_per_split = ((p.m + rs - 1) / rs + 4 * kWarp - 1) / (4 * kWarp) * (4 * kWarp);
+    const int cols_per_block = kThreads / kWarp / rs;
+    kern<<<unsigned((p.n + cols_per_block - 1) / cols_per_block), kThreads, 0, s>>>(g, rs > 1 ? rows_per_split : p.m,
+                                                                                    nullptr, nullptr);
+    return cudaGetLastError();
+  }
   if (split == Split::cluster) {
     // A warp per column, 8 columns per block (as t_lanegroup_lastblock); one cluster per column
     // block, C blocks splitting the rows: as many as fill the resident slots, each split at
