@@ -212,6 +212,28 @@ TEST(SgemvKernelTable, ChooseReturnsAProductionKernelThatCanRun) {
       }
 }
 
+// t_lanegroup_blocksplit splits each column's rows over RS = 1, 2, 4 or 8 warps of a block (at
+// least 512 rows a warp; rows per split a multiple of 128): m = 700 (RS 1), 1024 and 1537 (2,
+// the second split ragged), 2049 (4: the last split one row) and 4100 (8), an odd number of
+// columns (the last block's columns past n), every lda kind, negative and non-unit increments,
+// misaligned pointers, NaN y with beta = 0; run_case also checks the guards and that a second
+// run is bitwise equal.
+TEST(SgemvKernelBlocksplit, EverySplitCount) {
+  REQUIRE_GPU();
+  int ran = 0, v = 0;
+  for (int m : {700, 1024, 1537, 2049, 4100})
+    for (int n : {1, 7, 301}) {
+      const int ldas[] = {m, (m + 3) / 4 * 4, m + 3};
+      const int incs[][2] = {{1, 1}, {-3, 2}, {2, -1}};
+      const int k = v++ % 3;
+      run_case(SgemvKernel::t_lanegroup_blocksplit,
+               {'T', m, n, ldas[k], incs[k][0], incs[k][1], k == 1 ? -0.5f : 1.f, k == 2 ? 0.75f : 0.f, k == 2 ? 1 : 0},
+               &ran);
+      if (HasFatalFailure()) return;
+    }
+  EXPECT_EQ(ran, 15);
+}
+
 // The single-pass split kernels elect the last block of each group with a counter in their
 // scratch: calls in flight at the same time on two streams must not share counters or partial
 // sums (the cluster kernels have no scratch: they are here as the same check). Each

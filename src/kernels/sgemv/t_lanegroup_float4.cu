@@ -30,9 +30,10 @@
 //     no counters, no memset; for mid shapes (1024^2) the row split leaves each lane one or
 //     two float4 loads per column, all in flight at once;
 //   - t_lanegroup_blocksplit: t_lanegroup_lastblock's warps with the row split done by RS warps
-//     of the same block (RS = 2, 4 or 8, at least 1024 rows a warp), each lane issuing 8 float4
-//     loads per row step batch: a 4096-row column is read by 4 warps in one batch of loads each
-//     (8 KB a warp in flight), as the read ceiling of bench_sgemv reads 32 KB a block at once.
+//     of the same block (RS = 2, 4 or 8, at least 512 rows a warp), each lane issuing up to 8
+//     float4 loads per row step batch: a 4096-row column is read by 8 warps of 512 rows, so a
+//     block reads a whole 16 KB column in one round of loads, much as bench_sgemv's read ceiling
+//     reads 32 KB a block at once.
 //     The warps' sums are added in shared memory in split order. One launch, no scratch.
 // If A is misaligned or lda % 4 != 0, a lane reads single floats r, r+G, ... (still coalesced).
 #include <algorithm>
@@ -229,9 +230,12 @@ cudaError_t launch_t_lanegroup(const GemvProblem& p, Split split, cudaStream_t s
   const Args g = make_args(p);
   const bool va = a_vectorizable(p), vx = va && x_vectorizable(p);
   if (split == Split::block) {
-    // RS warps per column, each at least kMinWarpRows rows (one batch of 8 float4 loads a lane),
-    // RS <= 8 (the block's warps); rows per split a multiple of 128 (float4 alignment).
-    constexpr int kMinWarpRows = 1024;
+    // RS warps per column, each at least kMinWarpRows rows, RS <= 8 (the block's warps); rows per
+    // split a multiple of 128 (float4 alignment). 512 against 1024 and 256, alternating processes
+    // (bench/results/h100-sgemv-2026-11-26-blocksplit.md): T 1024^2 7.8-8.1 us against 8.4-9.5
+    // (1024) and 8.1 (256), 4096^2 27.6-28.0 against 28.6-29.2 (1024); 256 lost at 1000 x 100000
+    // (153-155 us against 143: two warps of 500 rows).
+    constexpr int kMinWarpRows = 512;
     int rs = 1;
     while (rs < 8 && p.m / (2 * rs) >= kMinWarpRows) rs *= 2;
     const Kern kern = rs == 8   ? pick_variant<32, 1, false, 8>(va, vx)
