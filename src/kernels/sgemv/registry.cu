@@ -90,12 +90,13 @@ const char* sgemv_can_implement(SgemvKernel k, const GemvProblem& p) {
 //      n_rowblock_cluster (one launch, at most 8 column splits reduced in a cluster: 1024^2
 //      1.5-1.8x, 4096^2 1.03-1.08x); wider than that the column splits of n_rowblock_split.
 //   T: small m (< 1024) wants t_lanegroup's narrow lane groups (64 x 1048576: 1.58x); from 1024
-//      rows with at least 256 columns t_lanegroup_blocksplit (the rows split over 2-8 warps of
-//      a block, up to 8 float4 a lane in flight: 1024^2 .. 32768^2 and 4096 x 256 1-19% faster
-//      than the others, 4096^2 1.24-1.30x cuBLAS: h100-sgemv-2026-11-26-blocksplit.md); other shapes
+//      rows with at least 256 columns and at most 32 rows per column t_lanegroup_blocksplit
+//      (the rows split over 2-8 warps of a block, up to 8 float4 a lane in flight: 1024^2 ..
+//      32768^2 and 4096 x 256 1-19% faster than the others, 4096^2 1.24-1.30x cuBLAS:
+//      h100-sgemv-2026-11-26-blocksplit.md; its one block per 1-8 columns leaves SMs idle on
+//      tall narrow shapes, 1048576 x 64 0.44x, and 100000 x 1000 measured no gain); other shapes
 //      up to 8192 rows t_lanegroup_cluster (at those sizes mostly no cluster: one warp per
-//      column in one plain launch, no scratch); taller and narrow, t_lanegroup_lastblock's row
-//      split (blocksplit's few blocks lose there: 1048576 x 64 0.44x).
+//      column in one plain launch, no scratch); taller, t_lanegroup_lastblock's row split.
 // (Where the device has no clusters the *_cluster launchers run the *_lastblock split.)
 SgemvKernel sgemv_choose(const GemvProblem& p) {
   const int64_t size = int64_t(p.m) * p.n;
@@ -106,7 +107,7 @@ SgemvKernel sgemv_choose(const GemvProblem& p) {
     return SgemvKernel::n_rowblock_cluster;
   }
   if (p.m < 1024 || size < (1 << 18)) return SgemvKernel::t_lanegroup;
-  if (p.m >= 1024 && p.n >= 256) return SgemvKernel::t_lanegroup_blocksplit;
+  if (p.m >= 1024 && p.n >= 256 && p.m <= int64_t(32) * p.n) return SgemvKernel::t_lanegroup_blocksplit;
   return p.m <= 8192 ? SgemvKernel::t_lanegroup_cluster : SgemvKernel::t_lanegroup_lastblock;
 }
 
