@@ -238,14 +238,16 @@ cudaError_t launch_t_lanegroup(const GemvProblem& p, Split split, cudaStream_t s
     constexpr int kMinWarpRows = 512;
     int rs = 1;
     while (rs < 8 && p.m / (2 * rs) >= kMinWarpRows) rs *= 2;
+    const int64_t rows64 = ((int64_t(p.m) + rs - 1) / rs + 4 * kWarp - 1) / (4 * kWarp) * (4 * kWarp);
+    if (rows64 * rs > INT32_MAX) rs = 1;  // (m near 2^31: the splits' row bounds must stay in int)
     const Kern kern = rs == 8   ? pick_variant<32, 1, false, 8>(va, vx)
                       : rs == 4 ? pick_variant<32, 1, false, 4>(va, vx)
                       : rs == 2 ? pick_variant<32, 1, false, 2>(va, vx)
                                 : pick_variant<32, 1>(va, vx);
-    const int rows_per_split = ((p.m + rs - 1) / rs + 4 * kWarp - 1) / (4 * kWarp) * (4 * kWarp);
+    const int rows_per_split = rs > 1 ? int(rows64) : p.m;
     const int cols_per_block = kThreads / kWarp / rs;
-    kern<<<unsigned((p.n + cols_per_block - 1) / cols_per_block), kThreads, 0, s>>>(g, rs > 1 ? rows_per_split : p.m,
-                                                                                    nullptr, nullptr);
+    kern<<<unsigned((int64_t(p.n) + cols_per_block - 1) / cols_per_block), kThreads, 0, s>>>(g, rows_per_split, nullptr,
+                                                                                            nullptr);
     return cudaGetLastError();
   }
   if (split == Split::cluster) {
