@@ -213,9 +213,10 @@ TEST(SgemvKernelTable, ChooseReturnsAProductionKernelThatCanRun) {
 }
 
 // t_lanegroup_blocksplit splits each column's rows over RS = 1, 2, 4 or 8 warps of a block (at
-// least 512 rows a warp; rows per split a multiple of 128): m = 700 (RS 1), 1024 and 1537 (2,
-// the second split ragged), 2049 (4: the last split one row) and 4100 (8), an odd number of
-// columns (the last block's columns past n), every lda kind, negative and non-unit increments,
+// least 512 rows a warp; rows per split a multiple of 128): m = 700 (RS 1), 1024 (2 even
+// splits), 1537 (2, the second 641 rows), 2049 (4 splits of 640, the last 129 rows) and 4100 (8
+// splits of 640: the seventh 260 rows, the eighth empty), odd numbers of columns (the last
+// block's columns past n), every lda kind, negative and non-unit increments,
 // misaligned pointers, NaN y with beta = 0; run_case also checks the guards and that a second
 // run is bitwise equal.
 TEST(SgemvKernelBlocksplit, EverySplitCount) {
