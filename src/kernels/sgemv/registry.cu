@@ -107,7 +107,7 @@ SgemvKernel sgemv_choose(const GemvProblem& p) {
     return SgemvKernel::n_rowblock_cluster;
   }
   if (p.m < 1024 || size < (1 << 18)) return SgemvKernel::t_lanegroup;
-  if (p.m >= 1024 && p.n >= 256 && p.m <= int64_t(32) * p.n) return SgemvKernel::t_lanegroup_blocksplit;
+  if (p.n >= 256 && p.m <= int64_t(32) * p.n) return SgemvKernel::t_lanegroup_blocksplit;
   return p.m <= 8192 ? SgemvKernel::t_lanegroup_cluster : SgemvKernel::t_lanegroup_lastblock;
 }
 

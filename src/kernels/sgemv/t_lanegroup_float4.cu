@@ -229,6 +229,7 @@ cudaError_t launch_t_lanegroup(const GemvProblem& p, Split split, cudaStream_t s
   if (split == Split::cluster && !device_has_clusters()) split = Split::lastblock;
   const Args g = make_args(p);
   const bool va = a_vectorizable(p), vx = va && x_vectorizable(p);
+  constexpr int kAlignRows = 4 * kWarp;  // row splits start 16-byte aligned
   if (split == Split::block) {
     // RS warps per column, each at least kMinWarpRows rows, RS <= 8 (the block's warps); rows per
     // split a multiple of 128 (float4 alignment). 512 against 1024 and 256, alternating processes
@@ -238,7 +239,7 @@ cudaError_t launch_t_lanegroup(const GemvProblem& p, Split split, cudaStream_t s
     constexpr int kMinWarpRows = 512;
     int rs = 1;
     while (rs < 8 && p.m / (2 * rs) >= kMinWarpRows) rs *= 2;
-    const int64_t rows64 = ((int64_t(p.m) + rs - 1) / rs + 4 * kWarp - 1) / (4 * kWarp) * (4 * kWarp);
+    const int64_t rows64 = ((int64_t(p.m) + rs - 1) / rs + kAlignRows - 1) / kAlignRows * kAlignRows;
     if (rows64 * rs > INT32_MAX) rs = 1;  // (m near 2^31: the splits' row bounds must stay in int)
     const Kern kern = rs == 8   ? pick_variant<32, 1, false, 8>(va, vx)
                       : rs == 4 ? pick_variant<32, 1, false, 4>(va, vx)
@@ -268,7 +269,6 @@ cudaError_t launch_t_lanegroup(const GemvProblem& p, Split split, cudaStream_t s
     // at 512^2 and 1024^2 a split of their short columns measured slower.
     constexpr int kMinClusterRows = 2048;
     constexpr int kMinNarrowRows = 512;
-    constexpr int kAlignRows = 4 * kWarp;
     constexpr int kCols = kThreads / kWarp;  // columns per block
     const Kern kern = pick_variant<32, 1>(va, vx);
     const Kern ckern = pick_variant<32, 1, true>(va, vx);
