@@ -181,6 +181,17 @@ void bench_shape(cublasHandle_t h, const Source& src, char t, int m, int n) {
         row("sgemv-cluster", path.c_str(), t, m, n, tk, t_cublas / tk.event_us);
       }
     }
+  // n_lanes with each lane count forced (32-, 64- and 128-row blocks).
+  if (t == 'N')
+    for (int lanes : {8, 16, 32}) {
+      const std::string path = std::string("kernel:n_lanes/l") + std::to_string(lanes);
+      float first_ms = 0;
+      if (!verify(path, [&] { CK(myblas::sgemv_run_lanes(problem(0, ygot), lanes, nullptr)); }, &first_ms)) continue;
+      const int reps = first_ms > 20.f ? 3 : first_ms > 2.f ? 10 : g_reps;
+      auto call = [&](int i) { CK(myblas::sgemv_run_lanes(problem(i, Y(i)), lanes, nullptr)); };
+      const Timing tk = time_calls_with_host(call, nsets, reps);
+      row("sgemv-lanes", path.c_str(), t, m, n, tk, t_cublas / tk.event_us);
+    }
   g_summary.push_back(sum);
   CK(cudaFree(yref));
   CK(cudaFree(ygot));

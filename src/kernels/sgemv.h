@@ -19,7 +19,7 @@ enum class SgemvKernel {
   warp_per_column,       // T: a warp per column, lanes read consecutive rows (N: as rung 1)
   x_constant,            // rung 2 with x in __constant__ memory (len(x) <= 16384)
   x_shared,              // rung 2 with x staged through shared-memory tiles
-  // Production (src/kernels/sgemv/{n_rowblock,t_lanegroup,n_colsweep}_float4.cu).
+  // Production (src/kernels/sgemv/{n_rowblock,t_lanegroup,n_colsweep,n_lanes}_float4.cu).
   n_rowblock,            // N: 128-row blocks, 8 warps split the columns, float4, one launch
   n_rowblock_split,      // N: as n_rowblock, columns also split over blocks + ordered 2nd stage
   t_lanegroup,           // T: a group of 4..32 lanes per column, float4, shuffle reduce
@@ -30,8 +30,9 @@ enum class SgemvKernel {
   t_lanegroup_cluster,   // T: as t_lanegroup_lastblock, rows split over a cluster, DSMEM reduce
   n_colsweep,            // N, small shapes: 16-row blocks sweeping every column, one launch
   t_lanegroup_blocksplit,  // T: as t_lanegroup_lastblock, rows split over a block's warps, one launch
+  n_lanes,               // N, large shapes: 32-128-row blocks owning their rows, 8-32 lanes a column
 };
-constexpr int kSgemvKernelCount = 14;
+constexpr int kSgemvKernelCount = 15;
 
 const char* sgemv_kernel_name(SgemvKernel k);
 bool sgemv_kernel_from_name(const char* name, SgemvKernel* out);
@@ -62,5 +63,9 @@ cudaError_t sgemv_run(SgemvKernel k, const GemvProblem& p, cudaStream_t stream);
 // *_cluster kernels run the *_lastblock split.)
 cudaError_t sgemv_run_cluster(SgemvKernel k, const GemvProblem& p, int cluster, cudaStream_t stream,
                               int row_warps = 1);
+
+// For the benchmark's sweep and the tests: n_lanes with `lanes` = 8, 16 or 32 lanes per column
+// (blocks of 32, 64 or 128 rows) instead of the launcher's choice.
+cudaError_t sgemv_run_lanes(const GemvProblem& p, int lanes, cudaStream_t stream);
 
 }  // namespace myblas

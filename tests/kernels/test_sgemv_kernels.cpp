@@ -44,7 +44,7 @@ struct Case {
 bool is_n_kernel(SgemvKernel k) {
   return k == SgemvKernel::n_rowblock || k == SgemvKernel::n_rowblock_split ||
          k == SgemvKernel::n_rowblock_lastblock || k == SgemvKernel::n_rowblock_cluster ||
-         k == SgemvKernel::n_colsweep;
+         k == SgemvKernel::n_colsweep || k == SgemvKernel::n_lanes;
 }
 bool is_t_kernel(SgemvKernel k) {
   return k == SgemvKernel::t_lanegroup || k == SgemvKernel::t_lanegroup_split ||
@@ -53,7 +53,8 @@ bool is_t_kernel(SgemvKernel k) {
 }
 
 // Runs one case; returns false (with a failure already reported) on any mismatch.
-void run_case(SgemvKernel k, const Case& c, int* ran) {
+// lanes > 0: n_lanes with that many lanes per column (sgemv_run_lanes) instead of sgemv_run(k).
+void run_case(SgemvKernel k, const Case& c, int* ran, int lanes = 0) {
   SCOPED_TRACE(std::string(myblas::sgemv_kernel_name(k)) + " " + c.str() + " seed " +
                std::to_string(mbtest::test_seed()));
   std::mt19937_64 rng(mbtest::test_seed() ^ (uint64_t(c.m) * 7919u + uint64_t(c.n) * 104729u +
@@ -94,13 +95,13 @@ void run_case(SgemvKernel k, const Case& c, int* ran) {
   mbtest::ref_sgemv(c.t, c.m, c.n, c.alpha, a.data(), c.lda, x.data(), c.incx, c.beta, want.data(),
                     c.incy);
 
-  ASSERT_EQ(myblas::sgemv_run(k, p, nullptr), cudaSuccess);
+  ASSERT_EQ(lanes > 0 ? myblas::sgemv_run_lanes(p, lanes, nullptr) : myblas::sgemv_run(k, p, nullptr), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   mbtest::Vector got = y;
   dy.download(&got.buf);
   // Second run from the same y: bitwise the same result.
   dy.upload(y.buf);
-  ASSERT_EQ(myblas::sgemv_run(k, p, nullptr), cudaSuccess);
+  ASSERT_EQ(lanes > 0 ? myblas::sgemv_run_lanes(p, lanes, nullptr) : myblas::sgemv_run(k, p, nullptr), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   mbtest::Vector again = y;
   dy.download(&again.buf);
@@ -233,6 +234,29 @@ TEST(SgemvKernelBlocksplit, EverySplitCount) {
       if (HasFatalFailure()) return;
     }
   EXPECT_EQ(ran, 15);
+}
+
+// n_lanes with each lane count forced: blocks of R = 32, 64 and 128 rows, m one short of a
+// block, three blocks and three blocks plus 5 rows (a partial last block), n around the 32-column
+// chunks of the pipelined stream (33: one chunk and a 1-column tail; 300: a warp range of 64
+// columns, the last warp short; 1031), every lda kind, negative and non-unit increments,
+// misaligned pointers (the scalar loads), NaN y with beta = 0, alpha and beta values; run_case
+// also checks the guards and that a second run is bitwise equal.
+TEST(SgemvKernelLanes, EveryLaneCount) {
+  REQUIRE_GPU();
+  int ran = 0, v = 0;
+  for (int lanes : {8, 16, 32})
+    for (int m : {4 * lanes - 1, 12 * lanes, 12 * lanes + 5})
+      for (int n : {33, 300, 1031}) {
+        const int ldas[] = {m, (m + 3) / 4 * 4, m + 3, (m + 3) / 4 * 4 + 8};
+        const int incs[][2] = {{1, 1}, {-3, 2}, {2, -1}, {1, -1}};
+        const int k = v++ % 4;
+        run_case(SgemvKernel::n_lanes,
+                 {'N', m, n, ldas[k], incs[k][0], incs[k][1], k == 1 ? -0.5f : 1.f, k == 2 ? 0.75f : 0.f, k == 3 ? 1 : 0},
+                 &ran, lanes);
+        if (HasFatalFailure()) return;
+      }
+  EXPECT_EQ(ran, 27);
 }
 
 // The single-pass split kernels elect the last block of each group with a counter in their

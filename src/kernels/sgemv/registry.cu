@@ -24,6 +24,7 @@ constexpr KernelEntry<SgemvKernel> kTable[kSgemvKernelCount] = {
     {SgemvKernel::t_lanegroup_cluster, "t_lanegroup_cluster", true},
     {SgemvKernel::n_colsweep, "n_colsweep", true},
     {SgemvKernel::t_lanegroup_blocksplit, "t_lanegroup_blocksplit", true},
+    {SgemvKernel::n_lanes, "n_lanes", true},
 };
 
 constexpr int kConstantX = 16384;  // rung 3's __constant__ array, floats
@@ -67,6 +68,7 @@ const char* sgemv_can_implement(SgemvKernel k, const GemvProblem& p) {
       return nullptr;
     case SgemvKernel::n_rowblock_cluster:
     case SgemvKernel::n_colsweep:
+    case SgemvKernel::n_lanes:
       if (p.ta != Op::N) return "an op(A) = A kernel; the problem is transposed";
       return nullptr;
     case SgemvKernel::t_lanegroup_cluster:
@@ -84,6 +86,9 @@ const char* sgemv_can_implement(SgemvKernel k, const GemvProblem& p) {
 //   N: small near-square problems (m >= 256, n <= 2048, m*n <= 2^22) want n_colsweep's plain
 //      launch of 16-row blocks that each sweep every column (256^2-1024^2: 14-32% faster than
 //      n_rowblock_cluster, 2048^2 6-10%, 4096^2 even: h100-sgemv-colsweep-2026-11-26.md);
+//      from 4096 rows and 2048 columns n_lanes' plain launch of blocks that own their rows
+//      (4096^2 1.11-1.12x, 5-6% ahead of n_rowblock_cluster; 8192^2 1.050-1.056x, 0.5-1%
+//      ahead; 16384^2 and 32768^2 even: h100-sgemv-2026-11-26-nlanes.md);
 //      other tiny problems (m*n < 2^18) n_rowblock's single cheap launch; one row block (m <= 128)
 //      with hundreds of column splits wants the two-pass split, whose 32x32-thread reduction
 //      blocks beat one last block adding 500 splits per row (64 x 1048576); up to 8192 columns
@@ -102,6 +107,7 @@ SgemvKernel sgemv_choose(const GemvProblem& p) {
   const int64_t size = int64_t(p.m) * p.n;
   if (p.ta == Op::N) {
     if (p.m >= 256 && p.n <= 2048 && size <= (1 << 22)) return SgemvKernel::n_colsweep;
+    if (p.m >= 4096 && p.n >= 2048) return SgemvKernel::n_lanes;
     if (size < (1 << 18)) return SgemvKernel::n_rowblock;
     if (p.m <= 128 || p.n > 8192) return SgemvKernel::n_rowblock_split;
     return SgemvKernel::n_rowblock_cluster;
@@ -135,6 +141,7 @@ cudaError_t sgemv_run(SgemvKernel k, const GemvProblem& p, cudaStream_t s) {
     case SgemvKernel::t_lanegroup_cluster: return launch_t_lanegroup(p, Split::cluster, s);
     case SgemvKernel::n_colsweep: return launch_n_colsweep(p, s);
     case SgemvKernel::t_lanegroup_blocksplit: return launch_t_lanegroup(p, Split::block, s);
+    case SgemvKernel::n_lanes: return launch_n_lanes(p, s);
   }
   return cudaErrorInvalidValue;
 }
@@ -145,6 +152,12 @@ cudaError_t sgemv_run_cluster(SgemvKernel k, const GemvProblem& p, int cluster, 
   if (k == SgemvKernel::n_rowblock_cluster) return launch_n_rowblock(p, Split::cluster, s, cluster, row_warps);
   if (k == SgemvKernel::t_lanegroup_cluster) return launch_t_lanegroup(p, Split::cluster, s, cluster);
   return sgemv_run(k, p, s);
+}
+
+cudaError_t sgemv_run_lanes(const GemvProblem& p, int lanes, cudaStream_t s) {
+  using namespace sgemv_detail;
+  if (p.alpha == 0.f || sgemv_can_implement(SgemvKernel::n_lanes, p)) return sgemv_run(SgemvKernel::n_lanes, p, s);
+  return launch_n_lanes(p, s, lanes);
 }
 
 }  // namespace myblas
