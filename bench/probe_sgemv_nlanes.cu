@@ -1,0 +1,210 @@
+// Probe (issue 4, N 8192^2 >= 1.05x): can op(A) = A reach the read ceiling with a plain launch,
+// each block owning its rows outright (no cluster, no scratch, no second pass)?
+// Not a library kernel: float4 loads only (A 16-byte aligned, lda % 4 == 0), unit x, beta = 0.
+// Beside cublasSgemv and the read ceiling (bench/read_ceiling.cu), the same timing as bench_sgemv
+// (median of event-timed calls after warm-ups, operands rotated over >= 256 MiB).
+// Build (not part of the CMake build):
+//   nvcc -O3 -std=c++17 -arch=sm_90a -Ibench bench/probe_sgemv_nlanes.cu bench/read_ceiling.cu \
+//        -o probe_sgemv_nlanes -lcublas
+//
+// Why: ncu at 8192^2 (2026-11-26) put n_rowblock_cluster's kernel at 90.2 us against the read
+// ceiling's 87.7, and its event time ~1 us further behind (the cluster launch); 64 blocks owning
+// 128 rows each (no split) run at 2.66 TB/s on half the SMs. Here a block owns R = 4 * LPC rows:
+// LPC lanes read one column's R rows (float4 each), so a warp instruction reads 32 / LPC columns
+// of 16 * LPC contiguous bytes. LPC = 16: 64-row blocks, 8192 rows = 128 blocks, one per SM;
+// LPC = 8: 32-row blocks, 256 blocks; LPC = 32: the 64 blocks of 128 rows. Each warp streams
+// its own contiguous range of columns (multiples of 32), software-pipelined one batch of 8
+// loads ahead as n_rowblock_cluster's stream; the column subgroups of a warp are added by
+// shuffles and the 8 warps in warp order in shared memory (deterministic).
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "bench_util.h"
+#include "read_ceiling.h"
+
+namespace {
+
+constexpr int kThreads = 256, kWarps = 8;
+
+__device__ __forceinline__ void axpy4(float4 a, float x, float (&acc)[4]) {
+  acc[0] = fmaf(a.x, x, acc[0]);
+  acc[1] = fmaf(a.y, x, acc[1]);
+  acc[2] = fmaf(a.z, x, acc[2]);
+  acc[3] = fmaf(a.w, x, acc[3]);
+}
+
+// KB: loads per batch (per lane); IL: the warps of a block take interleaved 32-column chunks
+// (warp w: chunks w, w + 8, ...) instead of contiguous ranges, so that a block's 8 warps read
+// neighbouring columns at the same time.
+template <int LPC, int KB, bool IL>
+__global__ __launch_bounds__(kThreads, LPC == 8 ? 2 : 1) void n_lanes(const float* __restrict__ a, int64_t lda,
+                                                                       const float* __restrict__ x,
+                                                                       float* __restrict__ y, int m, int n) {
+  constexpr int kCpi = 32 / LPC;    // columns per warp instruction
+  constexpr int kRows = 4 * LPC;    // rows per block
+  constexpr int kPerChunk = LPC;    // loads per lane per 32 columns
+  constexpr int kBatches = kPerChunk / KB;
+  static_assert(kBatches >= 1 && kPerChunk % KB == 0, "KB divides LPC");
+  __shared__ float4 red[kWarps][LPC];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int sub = lane / LPC, q = lane % LPC;
+  const int row0 = blockIdx.x * kRows;
+  const int r = row0 + 4 * q;
+  float acc[4] = {0.f, 0.f, 0.f, 0.f};
+  const bool full = row0 + kRows <= m;
+  const int nch = n / 32;  // full 32-column chunks of the matrix
+  int ch0, chunks, cstep;  // this warp's first chunk, its chunk count, chunk stride
+  if (IL) {
+    ch0 = warp;
+    chunks = nch > warp ? (nch - warp + kWarps - 1) / kWarps : 0;
+    cstep = kWarps;
+  } else {
+    const int per = (nch + kWarps - 1) / kWarps;
+    ch0 = min(nch, warp * per);
+    chunks = min(nch, ch0 + per) - ch0;
+    cstep = 1;
+  }
+  if (full && chunks > 0) {
+    const int64_t ld4 = lda / 4;
+    const int64_t step = int64_t(kCpi) * ld4;
+    const int64_t jump = (int64_t(cstep - 1) * 32) * ld4;  // from a chunk's end to the warp's next chunk
+    const float4* p = reinterpret_cast<const float4*>(a + int64_t(32 * ch0 + sub) * lda + r);
+    const float* xp = x + 32 * ch0 + lane;
+    float xv = *xp;
+    float4 cur[KB];
+#pragma unroll
+    for (int u = 0; u < KB; ++u, p += step) cur[u] = __ldcs(p);
+    for (int ch = 0; ch < chunks; ++ch) {
+      const bool more = ch + 1 < chunks;
+      const float xn = more ? xp[32 * cstep] : 0.f;
+#pragma unroll
+      for (int jb = 0; jb < kBatches; ++jb) {
+        float4 nxt[KB];
+        if (jb + 1 < kBatches || more) {
+          if (jb + 1 == kBatches) p += jump;
+#pragma unroll
+          for (int u = 0; u < KB; ++u, p += step) nxt[u] = __ldcs(p);
+        }
+#pragma unroll
+        for (int u = 0; u < KB; ++u) axpy4(cur[u], __shfl_sync(0xffffffffu, xv, (jb * KB + u) * kCpi + sub), acc);
+#pragma unroll
+        for (int u = 0; u < KB; ++u) cur[u] = nxt[u];
+      }
+      xv = xn;
+      xp += 32 * cstep;
+    }
+  }
+  // Tail: rows of a partial block (every column) or the columns past the last full chunk.
+  for (int c = (full ? nch * 32 : 0) + warp * kCpi + sub; c < n; c += kWarps * kCpi) {
+    const float xc = x[c];
+    const float* col = a + int64_t(c) * lda;
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      if (r + i < m) acc[i] = fmaf(__ldcs(col + r + i), xc, acc[i]);
+  }
+  // Subgroups of the warp (columns sub, sub + kCpi, ...): added by a fixed shuffle tree.
+#pragma unroll
+  for (int o = LPC; o < 32; o *= 2)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], o);
+  if (sub == 0) red[warp][q] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+  __syncthreads();
+  if (threadIdx.x < kRows) {
+    const int t = threadIdx.x;
+    float s = 0.f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) s += reinterpret_cast<const float*>(red[w])[t];
+    if (row0 + t < m) y[row0 + t] = s;
+  }
+}
+
+template <int LPC, int KB, bool IL>
+void run_lanes(const float* a, int lda, const float* x, float* y, int m, int n) {
+  const int rows = 4 * LPC;
+  n_lanes<LPC, KB, IL><<<(m + rows - 1) / rows, kThreads>>>(a, lda, x, y, m, n);
+  CK(cudaGetLastError());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::pair<int, int>> shapes = {{8192, 8192}, {4096, 4096}, {16384, 16384}, {8192, 8192}, {1000, 999}, {332, 4133}};
+  int reps = 50;
+  if (argc > 1) reps = std::atoi(argv[1]);
+  cublasHandle_t h;
+  if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 2;
+  std::printf("# probe_sgemv_nlanes: N, unit strides, lda = m, alpha 1, beta 0; median of %d event-timed calls\n", reps);
+  bench::print_device_and_command(argc, argv);
+  std::printf("path,m,n,time_us,gbps,ratio_vs_cublas\n");
+  for (const auto& sh : shapes) {
+    const int m = sh.first, n = sh.second;
+    const size_t elems = size_t(m) * n;
+    const int nsets = int(std::max<size_t>(2, (bench::kRotateBytes + elems * 4 - 1) / (elems * 4)));
+    float *a, *x, *y, *yref, *out;
+    CK(cudaMalloc(&a, elems * 4 * nsets));
+    CK(cudaMalloc(&x, size_t(n) * 4));
+    CK(cudaMalloc(&y, size_t(m) * 4 * nsets));
+    CK(cudaMalloc(&yref, size_t(m) * 4));
+    CK(cudaMalloc(&out, 4 * bench::read_ceiling_blocks(elems)));
+    {
+      std::vector<float> ha(elems), hx(n);
+      uint32_t s = 12345u + m + n;
+      auto rnd = [&] { s = s * 1664525u + 1013904223u; return float(int(s >> 9) % 2001 - 1000) / 1000.f + 0.0005f; };
+      for (auto& v : ha) v = rnd();
+      for (auto& v : hx) v = rnd();
+      for (int k = 0; k < nsets; ++k) CK(cudaMemcpy(a + elems * k, ha.data(), elems * 4, cudaMemcpyHostToDevice));
+      CK(cudaMemcpy(x, hx.data(), size_t(n) * 4, cudaMemcpyHostToDevice));
+    }
+    const float one = 1.f, zero = 0.f;
+    auto cub = [&](int i) {
+      if (cublasSgemv(h, CUBLAS_OP_N, m, n, &one, a + elems * i, m, x, 1, &zero, y + size_t(m) * i, 1) != CUBLAS_STATUS_SUCCESS)
+        std::abort();
+    };
+    cub(0);
+    CK(cudaMemcpy(yref, y, size_t(m) * 4, cudaMemcpyDeviceToDevice));
+    const double tc = bench::time_calls(cub, nsets, reps);
+    const double gb = elems * 4.0 / 1e3;
+    std::printf("cublas,%d,%d,%.2f,%.1f,1.000\n", m, n, tc, gb / tc);
+    const double tr = bench::time_calls([&](int i) { CK(bench::read_ceiling(a + elems * i, elems, out, nullptr)); }, nsets, reps);
+    std::printf("read-ceiling,%d,%d,%.2f,%.1f,%.3f\n", m, n, tr, gb / tr, tc / tr);
+    auto check = [&](const char* name, auto run) {
+      CK(cudaMemset(y, 0xff, size_t(m) * 4));
+      run(0);
+      CK(cudaDeviceSynchronize());
+      std::vector<float> g(m), r(m);
+      CK(cudaMemcpy(g.data(), y, size_t(m) * 4, cudaMemcpyDeviceToHost));
+      CK(cudaMemcpy(r.data(), yref, size_t(m) * 4, cudaMemcpyDeviceToHost));
+      double worst = 0;
+      for (int i = 0; i < m; ++i) worst = std::max(worst, double(std::fabs(g[i] - r[i])) / (1.0 + std::fabs(r[i])));
+      if (!(worst < 1e-5 * std::sqrt(double(n)))) {
+        std::printf("%s,%d,%d,FAILED (worst %.3g)\n", name, m, n, worst);
+        return;
+      }
+      const double t = bench::time_calls(run, nsets, reps);
+      std::printf("%s,%d,%d,%.2f,%.1f,%.3f\n", name, m, n, t, gb / t, tc / t);
+    };
+    check("lanes8", [&](int i) { run_lanes<8, 8, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+    check("lanes16", [&](int i) { run_lanes<16, 8, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+    check("lanes32", [&](int i) { run_lanes<32, 8, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+    check("lanes16-kb4", [&](int i) { run_lanes<16, 4, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+    check("lanes16-kb16", [&](int i) { run_lanes<16, 16, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+    check("lanes32-kb16", [&](int i) { run_lanes<32, 16, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+    check("lanes8-il", [&](int i) { run_lanes<8, 8, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+    check("lanes16-il", [&](int i) { run_lanes<16, 8, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+    check("lanes32-il", [&](int i) { run_lanes<32, 8, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+    std::fflush(stdout);
+    CK(cudaFree(a));
+    CK(cudaFree(x));
+    CK(cudaFree(y));
+    CK(cudaFree(yref));
+    CK(cudaFree(out));
+  }
+  cublasDestroy(h);
+  return 0;
+}
