@@ -13,7 +13,8 @@
 // kept: the part of a small call that is host work before the GPU can start.
 // The cluster kernels are also timed with each cluster size forced (rows "sgemv-cluster",
 // path "kernel:<name>/c<C>", C = 1 meaning no cluster; "/c<C>r2": n_rowblock_cluster with
-// 256-row blocks) on shapes up to 8192^2.
+// 256-row blocks) on shapes up to 8192^2, and n_lanes with each lane count forced (rows
+// "sgemv-lanes", path "kernel:n_lanes/l<L>": L lanes per column, blocks of 4L rows) for trans N.
 //
 // Output: CSV with columns routine,path,trans,m,n,k,time_us,gflops,gbps,ratio_vs_cublas
 // (k = 0 for gemv) preceded by '#' header lines; '#' tables of host time per call and the
