@@ -87,8 +87,8 @@ const char* sgemv_can_implement(SgemvKernel k, const GemvProblem& p) {
 //      launch of 16-row blocks that each sweep every column (256^2-1024^2: 14-32% faster than
 //      n_rowblock_cluster, 2048^2 6-10%, 4096^2 even: h100-sgemv-colsweep-2026-11-26.md);
 //      from 4096 rows and 2048 columns n_lanes' plain launch of blocks that own their rows
-//      (4096^2 1.11-1.12x, 5-6% ahead of n_rowblock_cluster; 8192^2 1.050-1.056x, 0.5-1%
-//      ahead; 16384^2 and 32768^2 even: h100-sgemv-2026-11-26-nlanes.md);
+//      (4096^2 1.07-1.17x, 4-6% ahead of n_rowblock_cluster; 8192^2 1.047-1.074x, 2-3%
+//      ahead; 16384^2 and 32768^2 even: h100-sgemv-2026-11-26-nlanes.md, four runs);
 //      other tiny problems (m*n < 2^18) n_rowblock's single cheap launch; one row block (m <= 128)
 //      with hundreds of column splits wants the two-pass split, whose 32x32-thread reduction
 //      blocks beat one last block adding 500 splits per row (64 x 1048576); up to 8192 columns
