@@ -11,8 +11,8 @@
 //   - a block owns R = 4 * LPC rows. LPC lanes read one column's R rows, a float4 each, so a
 //     warp instruction reads 32 / LPC columns of 16 * LPC contiguous bytes; the launcher picks
 //     LPC = 32, 16 or 8 (128-, 64- or 32-row blocks), by measurement:
-//     16384^2 takes LPC = 32 (128 blocks), 8192^2 LPC = 16 (128), 4096^2 LPC = 16 (64: with
-//     16 loads a lane in flight, 1.5% ahead of 128 blocks of LPC = 8);
+//     16384^2 takes LPC = 32 (128 blocks), 8192^2 LPC = 16 (128), 4096^2 LPC = 16 (64 blocks
+//     with 16 loads a lane in flight, even with 128 blocks of LPC = 8);
 //   - each warp streams its own contiguous range of columns (a multiple of 32), its loads
 //     software-pipelined one batch of 8 or 16 ahead (as n_rowblock_cluster's stream_full_rows), x
 //     read 32 columns at a time, one per lane, and broadcast by shuffle;
@@ -142,11 +142,12 @@ void launch(const Args& g, bool va, int m, cudaStream_t s) {
 cudaError_t launch_n_lanes(const GemvProblem& p, cudaStream_t s, int lanes) {
   if (lanes != 8 && lanes != 16 && lanes != 32) {
     // Wider blocks where there are rows and columns enough for long column streams; measured
-    // (h100-sgemv-2026-11-26-nlanes.md): 16384^2 and 32768^2 LPC = 32 (128 and 256 blocks;
-    // LPC = 8 3-4% slower); 8192^2 LPC = 16 with 16-load batches, 1-2% ahead of LPC = 8 or 32;
-    // 4096^2 the same LPC = 16 (64 blocks), 1.5% ahead of LPC = 8 (128 blocks), while LPC = 16
-    // with 8-load batches was 10% behind; narrow matrices the narrowest, 100000 x 1000 LPC = 8
-    // (14% and 25% ahead of 16 and 32).
+    // (h100-sgemv-2026-11-26-nlanes.md, four runs with each count forced): 16384^2 LPC = 32
+    // (128 blocks), 0.5-1% ahead of 16 and 3.5-4% of 8; 32768^2 32 and 16 even; 8192^2 LPC = 16
+    // with 16-load batches, 2-3% ahead of 8 and of 32; 4096^2 the same LPC = 16 (64 blocks), even
+    // with LPC = 8's 128 blocks (-1.8% .. +0.6%; the probe had it 1.5% ahead), while LPC = 16 with
+    // 8-load batches was 10% behind; narrow matrices the narrowest, 100000 x 1000 LPC = 8 (14%
+    // and 25% ahead of 16 and 32).
     const int64_t sms = device_sm_count();
     lanes = (p.m + 127) / 128 >= sms * 3 / 4 && p.n >= 8192 ? 32 : p.m >= 4096 && p.n >= 4096 ? 16 : 8;
   }
