@@ -146,8 +146,8 @@ cudaError_t launch_n_lanes(const GemvProblem& p, cudaStream_t s, int lanes) {
     // (128 blocks), 0.5-1% ahead of 16 and 3.5-4% of 8; 32768^2 32 and 16 even; 8192^2 LPC = 16
     // with 16-load batches, 2-3% ahead of 8 and of 32; 4096^2 the same LPC = 16 (64 blocks), even
     // with LPC = 8's 128 blocks (-1.8% .. +0.6%; the probe had it 1.5% ahead), while LPC = 16 with
-    // 8-load batches was 10% behind; narrow matrices the narrowest, 100000 x 1000 LPC = 8 (14%
-    // and 25% ahead of 16 and 32).
+    // 8-load batches was 10% behind; narrow matrices the narrowest, 100000 x 1000 LPC = 8 (16
+    // and 32 took 25% and 32% longer).
     const int64_t sms = device_sm_count();
     lanes = (p.m + 127) / 128 >= sms * 3 / 4 && p.n >= 8192 ? 32 : p.m >= 4096 && p.n >= 4096 ? 16 : 8;
   }
