@@ -41,8 +41,10 @@ __device__ __forceinline__ void axpy4(float4 a, float x, float (&acc)[4]) {
 
 // KB: loads per batch (per lane); IL: the warps of a block take interleaved 32-column chunks
 // (warp w: chunks w, w + 8, ...) instead of contiguous ranges, so that a block's 8 warps read
-// neighbouring columns at the same time.
-template <int LPC, int KB, bool IL>
+// neighbouring columns at the same time; SP: the grid is spread over every SM (gridDim.x blocks
+// of about m / gridDim.x rows, a multiple of 4, at most 4 * LPC; m % 4 == 0), the lanes past a
+// block's rows reading its last 4 rows again (the same sectors) and dropping their sums.
+template <int LPC, int KB, bool IL, bool SP = false>
 __global__ __launch_bounds__(kThreads, LPC == 8 ? 2 : 1) void n_lanes(const float* __restrict__ a, int64_t lda,
                                                                        const float* __restrict__ x,
                                                                        float* __restrict__ y, int m, int n) {
@@ -54,10 +56,19 @@ __global__ __launch_bounds__(kThreads, LPC == 8 ? 2 : 1) void n_lanes(const floa
   __shared__ float4 red[kWarps][LPC];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int sub = lane / LPC, q = lane % LPC;
-  const int row0 = blockIdx.x * kRows;
-  const int r = row0 + 4 * q;
+  int row0, nrows;
+  if (SP) {
+    const int64_t quads = m / 4;
+    const int qb0 = int(int64_t(blockIdx.x) * quads / gridDim.x), qb1 = int(int64_t(blockIdx.x + 1) * quads / gridDim.x);
+    row0 = 4 * qb0;
+    nrows = 4 * (qb1 - qb0);
+  } else {
+    row0 = blockIdx.x * kRows;
+    nrows = min(kRows, m - row0);
+  }
+  const int r = row0 + 4 * (SP ? min(q, nrows / 4 - 1) : q);
   float acc[4] = {0.f, 0.f, 0.f, 0.f};
-  const bool full = row0 + kRows <= m;
+  const bool full = SP || row0 + kRows <= m;
   const int nch = n / 32;  // full 32-column chunks of the matrix
   int ch0, chunks, cstep;  // this warp's first chunk, its chunk count, chunk stride
   if (IL) {
@@ -115,7 +126,7 @@ __global__ __launch_bounds__(kThreads, LPC == 8 ? 2 : 1) void n_lanes(const floa
     for (int i = 0; i < 4; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], o);
   if (sub == 0) red[warp][q] = make_float4(acc[0], acc[1], acc[2], acc[3]);
   __syncthreads();
-  if (threadIdx.x < kRows) {
+  if (int(threadIdx.x) < nrows) {
     const int t = threadIdx.x;
     float s = 0.f;
 #pragma unroll
@@ -124,10 +135,11 @@ __global__ __launch_bounds__(kThreads, LPC == 8 ? 2 : 1) void n_lanes(const floa
   }
 }
 
-template <int LPC, int KB, bool IL>
+template <int LPC, int KB, bool IL, bool SP = false>
 void run_lanes(const float* a, int lda, const float* x, float* y, int m, int n) {
   const int rows = 4 * LPC;
-  n_lanes<LPC, KB, IL><<<(m + rows - 1) / rows, kThreads>>>(a, lda, x, y, m, n);
+  const int grid = SP ? std::max(132, (m / 4 + LPC - 1) / LPC) : (m + rows - 1) / rows;
+  n_lanes<LPC, KB, IL, SP><<<grid, kThreads>>>(a, lda, x, y, m, n);
   CK(cudaGetLastError());
 }
 
@@ -195,6 +207,11 @@ int main(int argc, char** argv) {
     check("lanes16-kb4", [&](int i) { run_lanes<16, 4, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
     check("lanes16-kb16", [&](int i) { run_lanes<16, 16, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
     check("lanes32-kb16", [&](int i) { run_lanes<32, 16, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+    if (m >= 4096 && m % 4 == 0) {
+      check("lanes8-sp", [&](int i) { run_lanes<8, 8, false, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+      check("lanes16-kb16-sp", [&](int i) { run_lanes<16, 16, false, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+      check("lanes32-sp", [&](int i) { run_lanes<32, 8, false, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+    }
     check("lanes8-il", [&](int i) { run_lanes<8, 8, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
     check("lanes16-il", [&](int i) { run_lanes<16, 8, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
     check("lanes32-il", [&](int i) { run_lanes<32, 8, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
