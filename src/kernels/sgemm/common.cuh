@@ -96,6 +96,11 @@ __device__ __forceinline__ void cp_async16(float* dst, const float* src, int flo
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(floats_valid * 4)
                : "memory");
 }
+// The same 16-byte copy when all 16 bytes are in range: no source size, no zero fill.
+__device__ __forceinline__ void cp_async16_full(float* dst, const float* src) {
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
+}
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {

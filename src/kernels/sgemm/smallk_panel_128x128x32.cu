@@ -79,15 +79,24 @@ __device__ __forceinline__ void copy16(float* dst, const float* src, const float
 
 // op(X)(p0 .. p0+127, k0 .. k0+31) of an operand contiguous along p, x[p + l*ld], into dst[l*LDP +
 // p] by 16-byte cp.async (a warp copies one l, 512 contiguous bytes), zero past (extent, k).
+// Chunks wholly in range (block-uniform) take plain 16-byte copies with no tests: the checked
+// path's source sizes, branches and fallbacks had cost ~350 instructions a warp and tile, 11%
+// of the kernel's issue at 8192^2 x 64 (ncu, h100-sgemm-smallk-v6-2026-11-26.md); without them
+// 8192^2 x 64 and x 128 ran 3-4% faster in every transpose (h100-sgemm-smallk-v7-2026-11-26.md).
 __device__ __forceinline__ void copy_contig(float* dst, const float* x, int64_t ld, int p0, int extent, int k0,
                                             int k) {
   const int t = threadIdx.x;
   const int p = (t % 32) * 4, l = t / 32;  // this thread's first (p, l); l steps by 8
-  const int left_p = extent - (p0 + p);
-  const int vp = left_p >= 4 ? 4 : left_p > 0 ? left_p : 0;
   const float* src = x + (p0 + p) + int64_t(k0 + l) * ld;
   const int64_t step = 8 * ld;
   float* d = dst + l * LDP + p;
+  if (p0 + BM <= extent && k0 + BK <= k) {  // the whole 128 x 32 chunk in range (block-uniform)
+#pragma unroll
+    for (int r = 0; r < BK / 8; ++r, src += step, d += 8 * LDP) cp_async16_full(d, src);
+    return;
+  }
+  const int left_p = extent - (p0 + p);
+  const int vp = left_p >= 4 ? 4 : left_p > 0 ? left_p : 0;
 #pragma unroll
   for (int r = 0; r < BK / 8; ++r, src += step, d += 8 * LDP) copy16(d, src, x, k0 + l + 8 * r < k ? vp : 0);
 }
