@@ -80,8 +80,8 @@ __device__ __forceinline__ void copy16(float* dst, const float* src, const float
 // op(X)(p0 .. p0+127, k0 .. k0+31) of an operand contiguous along p, x[p + l*ld], into dst[l*LDP +
 // p] by 16-byte cp.async (a warp copies one l, 512 contiguous bytes), zero past (extent, k).
 // Chunks wholly in range (block-uniform) take plain 16-byte copies with no tests: the checked
-// path's source sizes, branches and fallbacks had cost ~350 instructions a warp and tile, 11%
-// of the kernel's issue at 8192^2 x 64 (ncu, h100-sgemm-smallk-v6-2026-11-26.md); without them
+// path's source sizes, branches and fallbacks made up most of the prologue's ~560 instructions a
+// warp and tile, 11% of the kernel's issue at 8192^2 x 64 (ncu, h100-sgemm-smallk-v6-2026-11-26.md); without them
 // 8192^2 x 64 and x 128 ran 3-4% faster in every transpose (h100-sgemm-smallk-v7-2026-11-26.md).
 __device__ __forceinline__ void copy_contig(float* dst, const float* x, int64_t ld, int p0, int extent, int k0,
                                             int k) {
