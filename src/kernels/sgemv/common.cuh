@@ -54,6 +54,23 @@ __device__ __forceinline__ void store_y(float* yp, float acc, float alpha, float
   *yp = beta == 0.f ? alpha * acc : fmaf(alpha, acc, beta * *yp);
 }
 
+// acc[i] += a.i * x for the 4 rows of a (N kernels: one column's 4 rows times x[column]).
+__device__ __forceinline__ void axpy4(float4 a, float x, float (&acc)[4]) {
+  acc[0] = fmaf(a.x, x, acc[0]);
+  acc[1] = fmaf(a.y, x, acc[1]);
+  acc[2] = fmaf(a.z, x, acc[2]);
+  acc[3] = fmaf(a.w, x, acc[3]);
+}
+
+// Rows r .. r+3 of a column, p pointing at row r; those at or past `rows` read as 0 (and are not
+// read). VA: one 16-byte load when all four are in range (p then 16-byte aligned).
+template <bool VA>
+__device__ __forceinline__ float4 load_rows4(const float* p, int r, int rows) {
+  if (VA && r + 3 < rows) return __ldcs(reinterpret_cast<const float4*>(p));
+  return make_float4(r < rows ? __ldcs(p) : 0.f, r + 1 < rows ? __ldcs(p + 1) : 0.f,
+                     r + 2 < rows ? __ldcs(p + 2) : 0.f, r + 3 < rows ? __ldcs(p + 3) : 0.f);
+}
+
 __device__ __forceinline__ float dot4(float4 a, float4 b, float acc) {
   acc = fmaf(a.x, b.x, acc);
   acc = fmaf(a.y, b.y, acc);

@@ -39,15 +39,6 @@ constexpr int kGroups = kThreads / kLanes;  // column groups per block
 constexpr int kCols = 16;                   // columns per thread and step
 constexpr int kWarps = kThreads / kWarp;
 
-// Rows r .. r+3 (of the block's `rows`) of the column at p; VA: one 16-byte load when all four
-// are in range.
-template <bool VA>
-__device__ __forceinline__ float4 load_rows4(const float* p, int r, int rows) {
-  if (VA && r + 3 < rows) return __ldcs(reinterpret_cast<const float4*>(p));
-  return make_float4(r < rows ? __ldcs(p) : 0.f, r + 1 < rows ? __ldcs(p + 1) : 0.f,
-                     r + 2 < rows ? __ldcs(p + 2) : 0.f, r + 3 < rows ? __ldcs(p + 3) : 0.f);
-}
-
 // @tparam VA float4 loads of A (A 16-byte aligned, lda % 4 == 0: every block's rows start
 //   16-byte aligned)
 // Grid: ceil(m / 16) blocks of 256 threads; block b computes y rows [16b, 16b + 16).
@@ -74,12 +65,7 @@ __global__ __launch_bounds__(kThreads) void sgemv_n_colsweep(Args g) {
       a[u] = in ? load_rows4<VA>(ap + int64_t(c) * g.lda, 4 * q, rows) : make_float4(0.f, 0.f, 0.f, 0.f);
     }
 #pragma unroll
-    for (int u = 0; u < kCols; ++u) {
-      acc[0] = fmaf(a[u].x, xv[u], acc[0]);
-      acc[1] = fmaf(a[u].y, xv[u], acc[1]);
-      acc[2] = fmaf(a[u].z, xv[u], acc[2]);
-      acc[3] = fmaf(a[u].w, xv[u], acc[3]);
-    }
+    for (int u = 0; u < kCols; ++u) axpy4(a[u], xv[u], acc);
   }
 
   // The 8 column groups of this warp (lanes with the same l % 4), then the 8 warps in order.

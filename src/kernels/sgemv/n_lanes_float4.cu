@@ -29,26 +29,11 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / kWarp;
-// Loads per batch and lane: 16 for LPC = 16 (8192^2 about 1% faster than 8, 4096^2 1.5%: a
-// whole 32-column chunk in one batch), else 8 (LPC = 32: 16 no faster at 16384^2; LPC = 8: a
-// chunk is 8 loads).
+// Loads per batch and lane: 16 for LPC = 16, a whole 32-column chunk in one batch (in the probe
+// 8192^2 about 1% faster than 8, and 4096^2's 64 blocks 10% faster), else 8 (LPC = 32: 16 no
+// faster at 16384^2; LPC = 8: a chunk is 8 loads).
 template <int LPC>
 __host__ __device__ constexpr int batch_loads() { return LPC == 16 ? 16 : 8; }
-
-__device__ __forceinline__ void axpy4(float4 a, float x, float (&acc)[4]) {
-  acc[0] = fmaf(a.x, x, acc[0]);
-  acc[1] = fmaf(a.y, x, acc[1]);
-  acc[2] = fmaf(a.z, x, acc[2]);
-  acc[3] = fmaf(a.w, x, acc[3]);
-}
-
-// Rows r .. r+3 of the column at p (p points at row r); those at or past m read as 0.
-template <bool VA>
-__device__ __forceinline__ float4 load_rows4(const float* p, int r, int m) {
-  if (VA && r + 3 < m) return __ldcs(reinterpret_cast<const float4*>(p));
-  return make_float4(r < m ? __ldcs(p) : 0.f, r + 1 < m ? __ldcs(p + 1) : 0.f, r + 2 < m ? __ldcs(p + 2) : 0.f,
-                     r + 3 < m ? __ldcs(p + 3) : 0.f);
-}
 
 // @tparam LPC lanes per column (8, 16 or 32): a block owns 4 * LPC rows
 // @tparam VA float4 loads of A (A 16-byte aligned, lda % 4 == 0)

@@ -62,13 +62,6 @@ __device__ __forceinline__ float4 load_rows(const float* p, int r, int m) {
                      r + 64 < m ? __ldcs(p + 64) : 0.f, r + 96 < m ? __ldcs(p + 96) : 0.f);
 }
 
-__device__ __forceinline__ void axpy4(float4 a, float x, float (&acc)[4]) {
-  acc[0] = fmaf(a.x, x, acc[0]);
-  acc[1] = fmaf(a.y, x, acc[1]);
-  acc[2] = fmaf(a.z, x, acc[2]);
-  acc[3] = fmaf(a.w, x, acc[3]);
-}
-
 // Columns [wc0, wc0 + 32*chunks) of this lane's 4 rows (all in range, A 16-byte aligned,
 // lda % 4 == 0), added to acc in column order (the same order as the generic loop below, so
 // the sums are the same bitwise). The columns go in batches of kB = 8 loads, software-pipelined
