@@ -251,9 +251,9 @@ TEST(SgemvKernelLanes, EveryLaneCount) {
         const int ldas[] = {m, (m + 3) / 4 * 4, m + 3, (m + 3) / 4 * 4 + 8};
         const int incs[][2] = {{1, 1}, {-3, 2}, {2, -1}, {1, -1}};
         const int k = v++ % 4;
-        run_case(SgemvKernel::n_lanes,
-                 {'N', m, n, ldas[k], incs[k][0], incs[k][1], k == 1 ? -0.5f : 1.f, k == 2 ? 0.75f : 0.f, k == 3 ? 1 : 0},
-                 &ran, lanes);
+        const Case c{'N', m, n, ldas[k], incs[k][0], incs[k][1], k == 1 ? -0.5f : 1.f,
+                     k == 2 ? 0.75f : 0.f, k == 3 ? 1 : 0};
+        run_case(SgemvKernel::n_lanes, c, &ran, lanes);
         if (HasFatalFailure()) return;
       }
   EXPECT_EQ(ran, 27);
