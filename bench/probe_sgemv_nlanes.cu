@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "bench_util.h"
@@ -143,12 +144,105 @@ void run_lanes(const float* a, int lda, const float* x, float* y, int m, int n) 
   CK(cudaGetLastError());
 }
 
+// SK (v4, stream-K): does a balanced split of the whole stream over every SM beat blocks that
+// own their rows? The work is (m / R) row blocks x (n / 32) chunks of 32 columns, in row-block
+// order; the gridDim.x * 8 warps take equal contiguous runs of it (so a warp's run crosses at most
+// one row-block boundary when runs are no longer than a row block: the host checks). A warp adds
+// its run's columns of a row block (the same pipelined stream as above), writes the R sums to its
+// own slot, and counts itself in for the row block; the last of the row block's warps to count in
+// adds every slot in warp order (deterministic) and stores y, then zeroes the count for the next
+// call. Probe only: m % R == 0, n % 32 == 0, counts zeroed once by the host.
+template <int LPC, int KB>
+__device__ __forceinline__ void stream_chunks(const float* __restrict__ a, int64_t lda, const float* __restrict__ x,
+                                              int r, int sub, int lane, int ch0, int chunks, float (&acc)[4]) {
+  constexpr int kCpi = 32 / LPC;
+  constexpr int kBatches = LPC / KB;
+  const int64_t step = int64_t(kCpi) * (lda / 4);
+  const float4* p = reinterpret_cast<const float4*>(a + int64_t(32 * ch0 + sub) * lda + r);
+  const float* xp = x + 32 * ch0 + lane;
+  float xv = *xp;
+  float4 cur[KB];
+#pragma unroll
+  for (int u = 0; u < KB; ++u, p += step) cur[u] = __ldcs(p);
+  for (int ch = 0; ch < chunks; ++ch) {
+    const bool more = ch + 1 < chunks;
+    const float xn = more ? xp[32] : 0.f;
+#pragma unroll
+    for (int jb = 0; jb < kBatches; ++jb) {
+      float4 nxt[KB];
+      if (jb + 1 < kBatches || more) {
+#pragma unroll
+        for (int u = 0; u < KB; ++u, p += step) nxt[u] = __ldcs(p);
+      }
+#pragma unroll
+      for (int u = 0; u < KB; ++u) axpy4(cur[u], __shfl_sync(0xffffffffu, xv, (jb * KB + u) * kCpi + sub), acc);
+#pragma unroll
+      for (int u = 0; u < KB; ++u) cur[u] = nxt[u];
+    }
+    xv = xn;
+    xp += 32;
+  }
+}
+
+template <int LPC, int KB, int MINB>
+__global__ __launch_bounds__(kThreads, MINB) void n_lanes_sk(const float* __restrict__ a, int64_t lda,
+                                                             const float* __restrict__ x, float* __restrict__ y,
+                                                             int m, int n, float* __restrict__ part,
+                                                             unsigned* __restrict__ cnt) {
+  constexpr int kRows = 4 * LPC;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int sub = lane / LPC, q = lane % LPC;
+  const int64_t W = int64_t(gridDim.x) * kWarps, gw = int64_t(blockIdx.x) * kWarps + warp;
+  const int cpr = n / 32;
+  const int64_t U = int64_t(m / kRows) * cpr;
+  auto start = [&](int64_t w) { return U * w / W; };
+  auto owner = [&](int64_t u) { return ((u + 1) * W + U - 1) / U - 1; };  // the warp whose run holds unit u
+  const int64_t u1 = start(gw + 1);
+  int seg = 0;
+  for (int64_t u = start(gw); u < u1; ++seg) {
+    const int rb = int(u / cpr), c0 = int(u % cpr);
+    const int64_t uend = u1 < int64_t(rb + 1) * cpr ? u1 : int64_t(rb + 1) * cpr;
+    float acc[4] = {0.f, 0.f, 0.f, 0.f};
+    stream_chunks<LPC, KB>(a, lda, x, rb * kRows + 4 * q, sub, lane, c0, int(uend - u), acc);
+#pragma unroll
+    for (int o = LPC; o < 32; o *= 2)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], o);
+    if (sub == 0) __stcg(reinterpret_cast<float4*>(part + (gw * 2 + seg) * kRows) + q, make_float4(acc[0], acc[1], acc[2], acc[3]));
+    __threadfence();
+    __syncwarp();
+    const int64_t wf = owner(int64_t(rb) * cpr), wl = owner(int64_t(rb + 1) * cpr - 1);
+    unsigned last = 0;
+    if (lane == 0) last = atomicAdd(cnt + rb, 1u) == unsigned(wl - wf);
+    if (__shfl_sync(0xffffffffu, last, 0)) {
+      __threadfence();
+      for (int t = lane; t < kRows; t += 32) {
+        float s = 0.f;
+        for (int64_t w = wf; w <= wl; ++w) s += __ldcg(part + (w * 2 + (start(w) / cpr == rb ? 0 : 1)) * kRows + t);
+        y[int64_t(rb) * kRows + t] = s;
+      }
+      if (lane == 0) cnt[rb] = 0u;
+    }
+    u = uend;
+  }
+}
+
+template <int LPC, int KB, int MINB>
+void run_sk(const float* a, int lda, const float* x, float* y, int m, int n, int grid, float* part, unsigned* cnt) {
+  n_lanes_sk<LPC, KB, MINB><<<grid, kThreads>>>(a, lda, x, y, m, n, part, cnt);
+  CK(cudaGetLastError());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::pair<int, int>> shapes = {{8192, 8192}, {4096, 4096}, {16384, 16384}, {8192, 8192}, {1000, 999}, {332, 4133}};
   int reps = 50;
   if (argc > 1) reps = std::atoi(argv[1]);
+  const bool sk_only = argc > 2 && std::string(argv[2]) == "sk";  // v4: the stream-K variants beside the base
+  if (sk_only) shapes = {{8192, 8192}, {4096, 4096}, {16384, 16384}, {8192, 8192}};
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   cublasHandle_t h;
   if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 2;
   std::printf("# probe_sgemv_nlanes: N, unit strides, lda = m, alpha 1, beta 0; median of %d event-timed calls\n", reps);
@@ -201,6 +295,27 @@ int main(int argc, char** argv) {
       const double t = bench::time_calls(run, nsets, reps);
       std::printf("%s,%d,%d,%.2f,%.1f,%.3f\n", name, m, n, t, gb / t, tc / t);
     };
+    if (sk_only) {
+      check("lanes16-kb16", [&](int i) { run_lanes<16, 16, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+      check("lanes32", [&](int i) { run_lanes<32, 8, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+      float* part;
+      unsigned* cnt;
+      CK(cudaMalloc(&part, size_t(2) * sms * 2 * kWarps * 128 * 4));
+      CK(cudaMalloc(&cnt, size_t(m / 32) * 4));
+      CK(cudaMemset(cnt, 0, size_t(m / 32) * 4));
+      auto sk = [&](const char* name, int lpc, int grid, auto run) {
+        const int64_t units = int64_t(m / (4 * lpc)) * (n / 32), warps = int64_t(grid) * kWarps;
+        if (m % (4 * lpc) == 0 && n % 32 == 0 && (units + warps - 1) / warps <= n / 32) check(name, run);
+      };
+      sk("sk16-kb16", 16, sms, [&](int i) { run_sk<16, 16, 1>(a + elems * i, m, x, y + size_t(m) * i, m, n, sms, part, cnt); });
+      sk("sk16-kb8", 16, sms, [&](int i) { run_sk<16, 8, 1>(a + elems * i, m, x, y + size_t(m) * i, m, n, sms, part, cnt); });
+      sk("sk16-kb8-x2", 16, 2 * sms, [&](int i) { run_sk<16, 8, 2>(a + elems * i, m, x, y + size_t(m) * i, m, n, 2 * sms, part, cnt); });
+      sk("sk32-kb8", 32, sms, [&](int i) { run_sk<32, 8, 1>(a + elems * i, m, x, y + size_t(m) * i, m, n, sms, part, cnt); });
+      sk("sk8-kb8-x2", 8, 2 * sms, [&](int i) { run_sk<8, 8, 2>(a + elems * i, m, x, y + size_t(m) * i, m, n, 2 * sms, part, cnt); });
+      CK(cudaFree(part));
+      CK(cudaFree(cnt));
+    }
+    if (!sk_only) {
     check("lanes8", [&](int i) { run_lanes<8, 8, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
     check("lanes16", [&](int i) { run_lanes<16, 8, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
     check("lanes32", [&](int i) { run_lanes<32, 8, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
@@ -215,6 +330,7 @@ int main(int argc, char** argv) {
     check("lanes8-il", [&](int i) { run_lanes<8, 8, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
     check("lanes16-il", [&](int i) { run_lanes<16, 8, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
     check("lanes32-il", [&](int i) { run_lanes<32, 8, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+    }
     std::fflush(stdout);
     CK(cudaFree(a));
     CK(cudaFree(x));
