@@ -6,6 +6,7 @@
 // Build (not part of the CMake build):
 //   nvcc -O3 -std=c++17 -arch=sm_90a -Ibench bench/probe_sgemv_nlanes.cu bench/read_ceiling.cu \
 //        -o probe_sgemv_nlanes -lcublas
+// Run: probe_sgemv_nlanes [REPS] [sk]   (sk: only v4's stream-K variants beside the base ones)
 //
 // Why: ncu at 8192^2 (2026-11-26) put n_rowblock_cluster's kernel at 90.2 us against the read
 // ceiling's 87.7, and its event time ~1 us further behind (the cluster launch); 64 blocks owning
@@ -208,7 +209,8 @@ __global__ __launch_bounds__(kThreads, MINB) void n_lanes_sk(const float* __rest
     for (int o = LPC; o < 32; o *= 2)
 #pragma unroll
       for (int i = 0; i < 4; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], o);
-    if (sub == 0) __stcg(reinterpret_cast<float4*>(part + (gw * 2 + seg) * kRows) + q, make_float4(acc[0], acc[1], acc[2], acc[3]));
+    if (sub == 0)
+      __stcg(reinterpret_cast<float4*>(part + (gw * 2 + seg) * kRows) + q, make_float4(acc[0], acc[1], acc[2], acc[3]));
     __threadfence();
     __syncwarp();
     const int64_t wf = owner(int64_t(rb) * cpr), wl = owner(int64_t(rb + 1) * cpr - 1);
@@ -303,29 +305,32 @@ int main(int argc, char** argv) {
       CK(cudaMalloc(&part, size_t(2) * sms * 2 * kWarps * 128 * 4));
       CK(cudaMalloc(&cnt, size_t(m / 32) * 4));
       CK(cudaMemset(cnt, 0, size_t(m / 32) * 4));
-      auto sk = [&](const char* name, int lpc, int grid, auto run) {
+      auto sk = [&](const char* name, int lpc, int grid, auto kernel) {
         const int64_t units = int64_t(m / (4 * lpc)) * (n / 32), warps = int64_t(grid) * kWarps;
-        if (m % (4 * lpc) == 0 && n % 32 == 0 && (units + warps - 1) / warps <= n / 32) check(name, run);
+        if (m % (4 * lpc) == 0 && n % 32 == 0 && (units + warps - 1) / warps <= n / 32)
+          check(name, [&](int i) { kernel(a + elems * i, m, x, y + size_t(m) * i, m, n, grid, part, cnt); });
       };
-      sk("sk16-kb16", 16, sms, [&](int i) { run_sk<16, 16, 1>(a + elems * i, m, x, y + size_t(m) * i, m, n, sms, part, cnt); });
-      sk("sk16-kb8", 16, sms, [&](int i) { run_sk<16, 8, 1>(a + elems * i, m, x, y + size_t(m) * i, m, n, sms, part, cnt); });
-      sk("sk16-kb8-x2", 16, 2 * sms, [&](int i) { run_sk<16, 8, 2>(a + elems * i, m, x, y + size_t(m) * i, m, n, 2 * sms, part, cnt); });
-      sk("sk32-kb8", 32, sms, [&](int i) { run_sk<32, 8, 1>(a + elems * i, m, x, y + size_t(m) * i, m, n, sms, part, cnt); });
-      sk("sk8-kb8-x2", 8, 2 * sms, [&](int i) { run_sk<8, 8, 2>(a + elems * i, m, x, y + size_t(m) * i, m, n, 2 * sms, part, cnt); });
+      sk("sk16-kb16", 16, sms, run_sk<16, 16, 1>);
+      sk("sk16-kb8", 16, sms, run_sk<16, 8, 1>);
+      sk("sk16-kb8-x2", 16, 2 * sms, run_sk<16, 8, 2>);
+      sk("sk32-kb8", 32, sms, run_sk<32, 8, 1>);
+      sk("sk8-kb8-x2", 8, 2 * sms, run_sk<8, 8, 2>);
       CK(cudaFree(part));
       CK(cudaFree(cnt));
     }
     if (!sk_only) {
-    check("lanes8", [&](int i) { run_lanes<8, 8, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
-    check("lanes16", [&](int i) { run_lanes<16, 8, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
-    check("lanes32", [&](int i) { run_lanes<32, 8, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
-    check("lanes16-kb4", [&](int i) { run_lanes<16, 4, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
-    check("lanes16-kb16", [&](int i) { run_lanes<16, 16, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
-    check("lanes32-kb16", [&](int i) { run_lanes<32, 16, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
-    if (m >= 4096 && m % 4 == 0) {
-      check("lanes8-sp", [&](int i) { run_lanes<8, 8, false, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
-      check("lanes16-kb16-sp", [&](int i) { run_lanes<16, 16, false, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
-      check("lanes32-sp", [&](int i) { run_lanes<32, 8, false, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+      check("lanes8", [&](int i) { run_lanes<8, 8, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+      check("lanes16", [&](int i) { run_lanes<16, 8, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+      check("lanes32", [&](int i) { run_lanes<32, 8, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+      check("lanes16-kb4", [&](int i) { run_lanes<16, 4, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+      check("lanes16-kb16", [&](int i) { run_lanes<16, 16, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+      check("lanes32-kb16", [&](int i) { run_lanes<32, 16, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+      if (m >= 4096 && m % 4 == 0) {
+        check("lanes8-sp", [&](int i) { run_lanes<8, 8, false, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+        check("lanes16-kb16-sp",
+              [&](int i) { run_lanes<16, 16, false, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+        check("lanes32-sp",
+              [&](int i) { run_lanes<32, 8, false, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
     }
     check("lanes8-il", [&](int i) { run_lanes<8, 8, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
     check("lanes16-il", [&](int i) { run_lanes<16, 8, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
