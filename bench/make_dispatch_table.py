@@ -50,7 +50,7 @@ import statistics
 import sys
 from collections import defaultdict
 
-CANDIDATES = {"n_rowblock", "n_rowblock_split", "n_rowblock_lastblock", "n_rowblock_cluster", "n_colsweep", "n_lanes", "t_lanegroup",
+CANDIDATES = {"n_rowblock", "n_rowblock_split", "n_rowblock_lastblock", "n_rowblock_cluster", "n_colsweep", "n_lanes", "n_sweep", "t_lanegroup",
               "t_lanegroup_split", "t_lanegroup_lastblock", "t_lanegroup_cluster", "t_lanegroup_blocksplit",
               "warp_per_column"}
 SGEMM_CANDIDATES = {"pipelined_128x128x16_s3", "pipelined_128x128x16_s4", "skinny_r16", "pipelined_regdb_256x128x8_s6",

@@ -17,7 +17,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-PRODUCTION = {"n_rowblock", "n_rowblock_split", "n_rowblock_lastblock", "n_rowblock_cluster", "n_colsweep", "n_lanes", "t_lanegroup",
+PRODUCTION = {"n_rowblock", "n_rowblock_split", "n_rowblock_lastblock", "n_rowblock_cluster", "n_colsweep", "n_lanes", "n_sweep", "t_lanegroup",
               "t_lanegroup_split", "t_lanegroup_lastblock", "t_lanegroup_cluster", "warp_per_column"}
 
 

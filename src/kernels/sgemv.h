@@ -19,7 +19,7 @@ enum class SgemvKernel {
   warp_per_column,       // T: a warp per column, lanes read consecutive rows (N: as rung 1)
   x_constant,            // rung 2 with x in __constant__ memory (len(x) <= 16384)
   x_shared,              // rung 2 with x staged through shared-memory tiles
-  // Production (src/kernels/sgemv/{n_rowblock,t_lanegroup,n_colsweep,n_lanes}_float4.cu).
+  // Production (src/kernels/sgemv/{n_rowblock,t_lanegroup,n_colsweep,n_lanes,n_sweep}_float4.cu).
   n_rowblock,            // N: 128-row blocks, 8 warps split the columns, float4, one launch
   n_rowblock_split,      // N: as n_rowblock, columns also split over blocks + ordered 2nd stage
   t_lanegroup,           // T: a group of 4..32 lanes per column, float4, shuffle reduce
@@ -31,8 +31,9 @@ enum class SgemvKernel {
   n_colsweep,            // N, small shapes: 16-row blocks sweeping every column, one launch
   t_lanegroup_blocksplit,  // T: as t_lanegroup_lastblock, rows split over a block's warps, one launch
   n_lanes,               // N, large shapes: 32-128-row blocks owning their rows, 8-32 lanes a column
+  n_sweep,               // N, m <= 4096: blocks take whole-column chunks round-robin + ordered 2nd stage
 };
-constexpr int kSgemvKernelCount = 15;
+constexpr int kSgemvKernelCount = 16;
 
 const char* sgemv_kernel_name(SgemvKernel k);
 bool sgemv_kernel_from_name(const char* name, SgemvKernel* out);

@@ -44,7 +44,7 @@ struct Case {
 bool is_n_kernel(SgemvKernel k) {
   return k == SgemvKernel::n_rowblock || k == SgemvKernel::n_rowblock_split ||
          k == SgemvKernel::n_rowblock_lastblock || k == SgemvKernel::n_rowblock_cluster ||
-         k == SgemvKernel::n_colsweep || k == SgemvKernel::n_lanes;
+         k == SgemvKernel::n_colsweep || k == SgemvKernel::n_lanes || k == SgemvKernel::n_sweep;
 }
 bool is_t_kernel(SgemvKernel k) {
   return k == SgemvKernel::t_lanegroup || k == SgemvKernel::t_lanegroup_split ||
@@ -84,7 +84,8 @@ void run_case(SgemvKernel k, const Case& c, int* ran, int lanes = 0) {
   const char* reason = myblas::sgemv_can_implement(k, p);
   const bool other_trans = is_n_kernel(k) ? c.t != 'N' : is_t_kernel(k) ? c.t == 'N' : false;
   const bool too_long_x = k == SgemvKernel::x_constant && lx > 16384;
-  if (other_trans || too_long_x) {
+  const bool too_tall = k == SgemvKernel::n_sweep && c.m > 4096;
+  if (other_trans || too_long_x || too_tall) {
     EXPECT_NE(reason, nullptr) << "must refuse this problem";
     return;
   }
@@ -259,6 +260,28 @@ TEST(SgemvKernelLanes, EveryLaneCount) {
   EXPECT_EQ(ran, 27);
 }
 
+// n_sweep at each row-quad count (a thread's 1, 2 or 4 float4 of a column: m up to 1024, 2048,
+// 4096) and around its edges: m of 1 and 3 rows, one short of and at each limit, one past the
+// first two; n of fewer chunks than blocks (5, 17), and several round-robin passes with a
+// partial last chunk (8003, 4099); every lda kind, negative and non-unit increments, misaligned
+// pointers (the scalar loads), NaN y with beta = 0, alpha and beta values. run_case checks the
+// guards and that a second run is bitwise equal. m = 4097 is refused (the common list).
+TEST(SgemvKernelSweep, RowQuadsAndChunks) {
+  REQUIRE_GPU();
+  int ran = 0, v = 0;
+  for (int m : {1, 3, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096})
+    for (int n : {5, 17, 4099, 8003}) {
+      const int ldas[] = {m, (m + 3) / 4 * 4, m + 3, (m + 3) / 4 * 4 + 8};
+      const int incs[][2] = {{1, 1}, {-3, 2}, {2, -1}, {1, -1}};
+      const int k = v++ % 4;
+      const Case c{'N', m, n, ldas[k], incs[k][0], incs[k][1], k == 1 ? -0.5f : 1.f, k == 2 ? 0.75f : 0.f,
+                   k == 3 ? 1 : 0};
+      run_case(SgemvKernel::n_sweep, c, &ran);
+      if (HasFatalFailure()) return;
+    }
+  EXPECT_EQ(ran, 40);
+}
+
 // The single-pass split kernels elect the last block of each group with a counter in their
 // scratch: calls in flight at the same time on two streams must not share counters or partial
 // sums (the cluster kernels have no scratch: they are here as the same check). Each
@@ -272,7 +295,8 @@ TEST(SgemvKernelConcurrency, LastblockOnTwoStreams) {
   const Shape shapes[] = {{SgemvKernel::n_rowblock_lastblock, 'N', 1000, 20000},
                           {SgemvKernel::t_lanegroup_lastblock, 'T', 20000, 1000},
                           {SgemvKernel::n_rowblock_cluster, 'N', 1000, 20000},
-                          {SgemvKernel::t_lanegroup_cluster, 'T', 20000, 1000}};
+                          {SgemvKernel::t_lanegroup_cluster, 'T', 20000, 1000},
+                          {SgemvKernel::n_sweep, 'N', 1000, 20000}};
   for (const Shape& sh : shapes) {
     SCOPED_TRACE(std::string(myblas::sgemv_kernel_name(sh.k)) + " " + sh.t + " " + std::to_string(sh.m) +
                  "x" + std::to_string(sh.n) + " seed " + std::to_string(mbtest::test_seed()));

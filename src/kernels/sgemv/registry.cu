@@ -25,6 +25,7 @@ constexpr KernelEntry<SgemvKernel> kTable[kSgemvKernelCount] = {
     {SgemvKernel::n_colsweep, "n_colsweep", true},
     {SgemvKernel::t_lanegroup_blocksplit, "t_lanegroup_blocksplit", true},
     {SgemvKernel::n_lanes, "n_lanes", true},
+    {SgemvKernel::n_sweep, "n_sweep", true},
 };
 
 constexpr int kConstantX = 16384;  // rung 3's __constant__ array, floats
@@ -71,6 +72,10 @@ const char* sgemv_can_implement(SgemvKernel k, const GemvProblem& p) {
     case SgemvKernel::n_lanes:
       if (p.ta != Op::N) return "an op(A) = A kernel; the problem is transposed";
       return nullptr;
+    case SgemvKernel::n_sweep:
+      if (p.ta != Op::N) return "an op(A) = A kernel; the problem is transposed";
+      if (p.m > sgemv_detail::n_sweep_max_rows()) return "more than 4096 rows (a thread holds at most 4 row quads)";
+      return nullptr;
     case SgemvKernel::t_lanegroup_cluster:
     case SgemvKernel::t_lanegroup_blocksplit:
       if (p.ta != Op::T) return "an op(A) = A^T kernel; the problem is not transposed";
@@ -89,6 +94,11 @@ const char* sgemv_can_implement(SgemvKernel k, const GemvProblem& p) {
 //      from 4096 rows and 2048 columns n_lanes' plain launch of blocks that own their rows
 //      (4096^2 1.07-1.17x, 4-6% ahead of n_rowblock_cluster; 8192^2 1.047-1.074x, 2-3%
 //      ahead; 16384^2 and 32768^2 even: h100-sgemv-2026-11-26-nlanes.md, four runs);
+//      short and very wide (769..1024 rows, >= 65536 columns) n_sweep, whose blocks take
+//      whole-column chunks round-robin so that the grid reads one moving window of A
+//      (1000 x 100000 1.03-1.06x, 2-5% ahead of n_rowblock_split; at 512 rows, where half its
+//      threads have no rows, and at 1024 x 16384 and 2048 x 16384 it is not ahead:
+//      h100-sgemv-2026-11-26-sweep.md);
 //      other tiny problems (m*n < 2^18) n_rowblock's single cheap launch; one row block (m <= 128)
 //      with hundreds of column splits wants the two-pass split, whose 32x32-thread reduction
 //      blocks beat one last block adding 500 splits per row (64 x 1048576); up to 8192 columns
@@ -108,6 +118,7 @@ SgemvKernel sgemv_choose(const GemvProblem& p) {
   if (p.ta == Op::N) {
     if (p.m >= 256 && p.n <= 2048 && size <= (1 << 22)) return SgemvKernel::n_colsweep;
     if (p.m >= 4096 && p.n >= 2048) return SgemvKernel::n_lanes;
+    if (p.m > 768 && p.m <= 1024 && p.n >= 65536) return SgemvKernel::n_sweep;
     if (size < (1 << 18)) return SgemvKernel::n_rowblock;
     if (p.m <= 128 || p.n > 8192) return SgemvKernel::n_rowblock_split;
     return SgemvKernel::n_rowblock_cluster;
@@ -142,6 +153,7 @@ cudaError_t sgemv_run(SgemvKernel k, const GemvProblem& p, cudaStream_t s) {
     case SgemvKernel::n_colsweep: return launch_n_colsweep(p, s);
     case SgemvKernel::t_lanegroup_blocksplit: return launch_t_lanegroup(p, Split::block, s);
     case SgemvKernel::n_lanes: return launch_n_lanes(p, s);
+    case SgemvKernel::n_sweep: return launch_n_sweep(p, s);
   }
   return cudaErrorInvalidValue;
 }
