@@ -96,7 +96,7 @@ const char* sgemv_can_implement(SgemvKernel k, const GemvProblem& p) {
 //      ahead; 16384^2 and 32768^2 even: h100-sgemv-2026-11-26-nlanes.md, four runs);
 //      short and very wide (769..1024 rows, >= 65536 columns) n_sweep, whose blocks take
 //      whole-column chunks round-robin so that the grid reads one moving window of A
-//      (1000 x 100000 1.03-1.06x, 2-5% ahead of n_rowblock_split; at 512 rows, where half its
+//      (1000 x 100000 1.042-1.062x, 2-5% ahead of n_rowblock_split; at 512 rows, where half its
 //      threads have no rows, and at 1024 x 16384 and 2048 x 16384 it is not ahead:
 //      h100-sgemv-2026-11-26-sweep.md);
 //      other tiny problems (m*n < 2^18) n_rowblock's single cheap launch; one row block (m <= 128)
