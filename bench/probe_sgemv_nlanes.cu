@@ -27,8 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "bench_util.h"
-#include "read_ceiling.h"
+#include "probe_sgemv_harness.h"
 
 namespace {
 
@@ -238,7 +237,8 @@ void run_sk(const float* a, int lda, const float* x, float* y, int m, int n, int
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::pair<int, int>> shapes = {{8192, 8192}, {4096, 4096}, {16384, 16384}, {8192, 8192}, {1000, 999}, {332, 4133}};
+  std::vector<std::pair<int, int>> shapes = {{8192, 8192}, {4096, 4096}, {16384, 16384},
+                                             {8192, 8192}, {1000, 999},   {332, 4133}};
   int reps = 50;
   if (argc > 1) reps = std::atoi(argv[1]);
   const bool sk_only = argc > 2 && std::string(argv[2]) == "sk";  // v4: the stream-K variants beside the base
@@ -247,59 +247,18 @@ int main(int argc, char** argv) {
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   cublasHandle_t h;
   if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 2;
-  std::printf("# probe_sgemv_nlanes: N, unit strides, lda = m, alpha 1, beta 0; median of %d event-timed calls\n", reps);
+  std::printf("# probe_sgemv_nlanes: N, unit strides, lda = m, alpha 1, beta 0; median of %d event-timed calls\n",
+              reps);
   bench::print_device_and_command(argc, argv);
   std::printf("path,m,n,time_us,gbps,ratio_vs_cublas\n");
   for (const auto& sh : shapes) {
     const int m = sh.first, n = sh.second;
-    const size_t elems = size_t(m) * n;
-    const int nsets = int(std::max<size_t>(2, (bench::kRotateBytes + elems * 4 - 1) / (elems * 4)));
-    float *a, *x, *y, *yref, *out;
-    CK(cudaMalloc(&a, elems * 4 * nsets));
-    CK(cudaMalloc(&x, size_t(n) * 4));
-    CK(cudaMalloc(&y, size_t(m) * 4 * nsets));
-    CK(cudaMalloc(&yref, size_t(m) * 4));
-    CK(cudaMalloc(&out, 4 * bench::read_ceiling_blocks(elems)));
-    {
-      std::vector<float> ha(elems), hx(n);
-      uint32_t s = 12345u + m + n;
-      auto rnd = [&] { s = s * 1664525u + 1013904223u; return float(int(s >> 9) % 2001 - 1000) / 1000.f + 0.0005f; };
-      for (auto& v : ha) v = rnd();
-      for (auto& v : hx) v = rnd();
-      for (int k = 0; k < nsets; ++k) CK(cudaMemcpy(a + elems * k, ha.data(), elems * 4, cudaMemcpyHostToDevice));
-      CK(cudaMemcpy(x, hx.data(), size_t(n) * 4, cudaMemcpyHostToDevice));
-    }
-    const float one = 1.f, zero = 0.f;
-    auto cub = [&](int i) {
-      if (cublasSgemv(h, CUBLAS_OP_N, m, n, &one, a + elems * i, m, x, 1, &zero, y + size_t(m) * i, 1) != CUBLAS_STATUS_SUCCESS)
-        std::abort();
-    };
-    cub(0);
-    CK(cudaMemcpy(yref, y, size_t(m) * 4, cudaMemcpyDeviceToDevice));
-    const double tc = bench::time_calls(cub, nsets, reps);
-    const double gb = elems * 4.0 / 1e3;
-    std::printf("cublas,%d,%d,%.2f,%.1f,1.000\n", m, n, tc, gb / tc);
-    const double tr = bench::time_calls([&](int i) { CK(bench::read_ceiling(a + elems * i, elems, out, nullptr)); }, nsets, reps);
-    std::printf("read-ceiling,%d,%d,%.2f,%.1f,%.3f\n", m, n, tr, gb / tr, tc / tr);
-    auto check = [&](const char* name, auto run) {
-      CK(cudaMemset(y, 0xff, size_t(m) * 4));
-      run(0);
-      CK(cudaDeviceSynchronize());
-      std::vector<float> g(m), r(m);
-      CK(cudaMemcpy(g.data(), y, size_t(m) * 4, cudaMemcpyDeviceToHost));
-      CK(cudaMemcpy(r.data(), yref, size_t(m) * 4, cudaMemcpyDeviceToHost));
-      double worst = 0;
-      for (int i = 0; i < m; ++i) worst = std::max(worst, double(std::fabs(g[i] - r[i])) / (1.0 + std::fabs(r[i])));
-      if (!(worst < 1e-5 * std::sqrt(double(n)))) {
-        std::printf("%s,%d,%d,FAILED (worst %.3g)\n", name, m, n, worst);
-        return;
-      }
-      const double t = bench::time_calls(run, nsets, reps);
-      std::printf("%s,%d,%d,%.2f,%.1f,%.3f\n", name, m, n, t, gb / t, tc / t);
-    };
+    const bench::SgemvProbeShape shape(h, m, n, reps);
+    const float* x = shape.x();
+    auto check = [&](const char* name, auto run) { shape.check(name, run); };
     if (sk_only) {
-      check("lanes16-kb16", [&](int i) { run_lanes<16, 16, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
-      check("lanes32", [&](int i) { run_lanes<32, 8, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+      check("lanes16-kb16", [&](int i) { run_lanes<16, 16, false>(shape.a(i), m, x, shape.y(i), m, n); });
+      check("lanes32", [&](int i) { run_lanes<32, 8, false>(shape.a(i), m, x, shape.y(i), m, n); });
       float* part;
       unsigned* cnt;
       CK(cudaMalloc(&part, size_t(2) * sms * 2 * kWarps * 128 * 4));
@@ -308,7 +267,7 @@ int main(int argc, char** argv) {
       auto sk = [&](const char* name, int lpc, int grid, auto kernel) {
         const int64_t units = int64_t(m / (4 * lpc)) * (n / 32), warps = int64_t(grid) * kWarps;
         if (m % (4 * lpc) == 0 && n % 32 == 0 && (units + warps - 1) / warps <= n / 32)
-          check(name, [&](int i) { kernel(a + elems * i, m, x, y + size_t(m) * i, m, n, grid, part, cnt); });
+          check(name, [&](int i) { kernel(shape.a(i), m, x, shape.y(i), m, n, grid, part, cnt); });
       };
       sk("sk16-kb16", 16, sms, run_sk<16, 16, 1>);
       sk("sk16-kb8", 16, sms, run_sk<16, 8, 1>);
@@ -319,29 +278,24 @@ int main(int argc, char** argv) {
       CK(cudaFree(cnt));
     }
     if (!sk_only) {
-      check("lanes8", [&](int i) { run_lanes<8, 8, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
-      check("lanes16", [&](int i) { run_lanes<16, 8, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
-      check("lanes32", [&](int i) { run_lanes<32, 8, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
-      check("lanes16-kb4", [&](int i) { run_lanes<16, 4, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
-      check("lanes16-kb16", [&](int i) { run_lanes<16, 16, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
-      check("lanes32-kb16", [&](int i) { run_lanes<32, 16, false>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+      check("lanes8", [&](int i) { run_lanes<8, 8, false>(shape.a(i), m, x, shape.y(i), m, n); });
+      check("lanes16", [&](int i) { run_lanes<16, 8, false>(shape.a(i), m, x, shape.y(i), m, n); });
+      check("lanes32", [&](int i) { run_lanes<32, 8, false>(shape.a(i), m, x, shape.y(i), m, n); });
+      check("lanes16-kb4", [&](int i) { run_lanes<16, 4, false>(shape.a(i), m, x, shape.y(i), m, n); });
+      check("lanes16-kb16", [&](int i) { run_lanes<16, 16, false>(shape.a(i), m, x, shape.y(i), m, n); });
+      check("lanes32-kb16", [&](int i) { run_lanes<32, 16, false>(shape.a(i), m, x, shape.y(i), m, n); });
       if (m >= 4096 && m % 4 == 0) {
-        check("lanes8-sp", [&](int i) { run_lanes<8, 8, false, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+        check("lanes8-sp", [&](int i) { run_lanes<8, 8, false, true>(shape.a(i), m, x, shape.y(i), m, n); });
         check("lanes16-kb16-sp",
-              [&](int i) { run_lanes<16, 16, false, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+              [&](int i) { run_lanes<16, 16, false, true>(shape.a(i), m, x, shape.y(i), m, n); });
         check("lanes32-sp",
-              [&](int i) { run_lanes<32, 8, false, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+              [&](int i) { run_lanes<32, 8, false, true>(shape.a(i), m, x, shape.y(i), m, n); });
     }
-    check("lanes8-il", [&](int i) { run_lanes<8, 8, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
-    check("lanes16-il", [&](int i) { run_lanes<16, 8, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
-    check("lanes32-il", [&](int i) { run_lanes<32, 8, true>(a + elems * i, m, x, y + size_t(m) * i, m, n); });
+    check("lanes8-il", [&](int i) { run_lanes<8, 8, true>(shape.a(i), m, x, shape.y(i), m, n); });
+    check("lanes16-il", [&](int i) { run_lanes<16, 8, true>(shape.a(i), m, x, shape.y(i), m, n); });
+    check("lanes32-il", [&](int i) { run_lanes<32, 8, true>(shape.a(i), m, x, shape.y(i), m, n); });
     }
     std::fflush(stdout);
-    CK(cudaFree(a));
-    CK(cudaFree(x));
-    CK(cudaFree(y));
-    CK(cudaFree(yref));
-    CK(cudaFree(out));
   }
   cublasDestroy(h);
   return 0;

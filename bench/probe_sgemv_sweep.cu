@@ -26,8 +26,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "bench_util.h"
-#include "read_ceiling.h"
+#include "probe_sgemv_harness.h"
 
 namespace {
 
@@ -206,62 +205,15 @@ int main(int argc, char** argv) {
   std::printf("path,m,n,time_us,gbps,ratio_vs_cublas\n");
   for (const auto& sh : shapes) {
     const int m = sh.first, n = sh.second;
-    const size_t elems = size_t(m) * n;
-    const int nsets = int(std::max<size_t>(2, (bench::kRotateBytes + elems * 4 - 1) / (elems * 4)));
-    float *a, *x, *y, *yref, *out, *part;
-    CK(cudaMalloc(&a, elems * 4 * nsets));
-    CK(cudaMalloc(&x, size_t(n) * 4));
-    CK(cudaMalloc(&y, size_t(m) * 4 * nsets));
-    CK(cudaMalloc(&yref, size_t(m) * 4));
-    CK(cudaMalloc(&out, 4 * bench::read_ceiling_blocks(elems)));
+    const bench::SgemvProbeShape shape(h, m, n, reps);
+    const float* x = shape.x();
+    float* part;
     CK(cudaMalloc(&part, size_t(8) * sms * m * 4));
-    {
-      std::vector<float> ha(elems), hx(n);
-      uint32_t s = 12345u + m + n;
-      auto rnd = [&] {
-        s = s * 1664525u + 1013904223u;
-        return float(int(s >> 9) % 2001 - 1000) / 1000.f + 0.0005f;
-      };
-      for (auto& v : ha) v = rnd();
-      for (auto& v : hx) v = rnd();
-      for (int k = 0; k < nsets; ++k) CK(cudaMemcpy(a + elems * k, ha.data(), elems * 4, cudaMemcpyHostToDevice));
-      CK(cudaMemcpy(x, hx.data(), size_t(n) * 4, cudaMemcpyHostToDevice));
-    }
-    const float one = 1.f, zero = 0.f;
-    auto cub = [&](int i) {
-      if (cublasSgemv(h, CUBLAS_OP_N, m, n, &one, a + elems * i, m, x, 1, &zero, y + size_t(m) * i, 1) !=
-          CUBLAS_STATUS_SUCCESS)
-        std::abort();
-    };
-    cub(0);
-    CK(cudaMemcpy(yref, y, size_t(m) * 4, cudaMemcpyDeviceToDevice));
-    const double tc = bench::time_calls(cub, nsets, reps);
-    const double gb = elems * 4.0 / 1e3;
-    std::printf("cublas,%d,%d,%.2f,%.1f,1.000\n", m, n, tc, gb / tc);
-    const double tr = bench::time_calls(
-        [&](int i) { CK(bench::read_ceiling(a + elems * i, elems, out, nullptr)); }, nsets, reps);
-    std::printf("read-ceiling,%d,%d,%.2f,%.1f,%.3f\n", m, n, tr, gb / tr, tc / tr);
-    auto check = [&](const char* name, auto run) {
-      CK(cudaMemset(y, 0xff, size_t(m) * 4));
-      run(0);
-      CK(cudaDeviceSynchronize());
-      std::vector<float> g(m), r(m);
-      CK(cudaMemcpy(g.data(), y, size_t(m) * 4, cudaMemcpyDeviceToHost));
-      CK(cudaMemcpy(r.data(), yref, size_t(m) * 4, cudaMemcpyDeviceToHost));
-      double worst = 0;
-      for (int i = 0; i < m; ++i) worst = std::max(worst, double(std::fabs(g[i] - r[i])) / (1.0 + std::fabs(r[i])));
-      if (!(worst < 1e-5 * std::sqrt(double(n)))) {
-        std::printf("%s,%d,%d,FAILED (worst %.3g)\n", name, m, n, worst);
-        return;
-      }
-      const double t = bench::time_calls(run, nsets, reps);
-      std::printf("%s,%d,%d,%.2f,%.1f,%.3f\n", name, m, n, t, gb / t, tc / t);
-    };
     // (name, row quads a thread, chunk width, blocks per SM)
     auto variant = [&](const char* name, int rq, int cw, int per_sm, auto kernel) {
       if (m % 4 != 0 || n % cw != 0 || m > 4 * kThreads * rq || m <= 4 * kThreads * (rq / 2)) return;
       const int blocks = std::min(per_sm * sms, n / cw);
-      check(name, [&](int i) { kernel(a + elems * i, m, x, y + size_t(m) * i, m, n, blocks, part); });
+      shape.check(name, [&](int i) { kernel(shape.a(i), m, x, shape.y(i), m, n, blocks, part); });
     };
     variant("sweep-rq1-cw8-x2-libcode", 1, 8, 2, run_libcode);
     variant("sweep-rq1-cw8-x2-alloc", 1, 8, 2, run_sweep_alloc);
@@ -277,11 +229,6 @@ int main(int argc, char** argv) {
     variant("sweep-rq4-cw4-x1", 4, 4, 1, run_sweep<4, 4, 1>);
     variant("sweep-rq4-cw2-x2", 4, 2, 2, run_sweep<4, 2, 2>);
     std::fflush(stdout);
-    CK(cudaFree(a));
-    CK(cudaFree(x));
-    CK(cudaFree(y));
-    CK(cudaFree(yref));
-    CK(cudaFree(out));
     CK(cudaFree(part));
   }
   cublasDestroy(h);
