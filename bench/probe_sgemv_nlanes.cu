@@ -6,7 +6,8 @@
 // Build (not part of the CMake build):
 //   nvcc -O3 -std=c++17 -arch=sm_90a -Ibench bench/probe_sgemv_nlanes.cu bench/read_ceiling.cu \
 //        -o probe_sgemv_nlanes -lcublas
-// Run: probe_sgemv_nlanes [REPS] [sk]   (sk: only v4's stream-K variants beside the base ones)
+// Run: probe_sgemv_nlanes [REPS] [sk|tall]   (sk: only v4's stream-K variants beside the base ones;
+//      tall: v5's persistent grids)
 //
 // Why: ncu at 8192^2 (2026-11-26) put n_rowblock_cluster's kernel at 90.2 us against the read
 // ceiling's 87.7, and its event time ~1 us further behind (the cluster launch); 64 blocks owning
@@ -45,26 +46,25 @@ __device__ __forceinline__ void axpy4(float4 a, float x, float (&acc)[4]) {
 // neighbouring columns at the same time; SP: the grid is spread over every SM (gridDim.x blocks
 // of about m / gridDim.x rows, a multiple of 4, at most 4 * LPC; m % 4 == 0), the lanes past a
 // block's rows reading its last 4 rows again (the same sectors) and dropping their sums.
-template <int LPC, int KB, bool IL, bool SP = false>
-__global__ __launch_bounds__(kThreads, LPC == 8 ? 2 : 1) void n_lanes(const float* __restrict__ a, int64_t lda,
-                                                                       const float* __restrict__ x,
-                                                                       float* __restrict__ y, int m, int n) {
+// (The body of the kernel below for row block `rb`; red is the block's shared scratch.)
+template <int LPC, int KB, bool IL, bool SP>
+__device__ __forceinline__ void n_lanes_block(const float* __restrict__ a, int64_t lda, const float* __restrict__ x,
+                                              float* __restrict__ y, int m, int n, int rb, float4 (&red)[kWarps][LPC]) {
   constexpr int kCpi = 32 / LPC;    // columns per warp instruction
   constexpr int kRows = 4 * LPC;    // rows per block
   constexpr int kPerChunk = LPC;    // loads per lane per 32 columns
   constexpr int kBatches = kPerChunk / KB;
   static_assert(kBatches >= 1 && kPerChunk % KB == 0, "KB divides LPC");
-  __shared__ float4 red[kWarps][LPC];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int sub = lane / LPC, q = lane % LPC;
   int row0, nrows;
   if (SP) {
     const int64_t quads = m / 4;
-    const int qb0 = int(int64_t(blockIdx.x) * quads / gridDim.x), qb1 = int(int64_t(blockIdx.x + 1) * quads / gridDim.x);
+    const int qb0 = int(int64_t(rb) * quads / gridDim.x), qb1 = int(int64_t(rb + 1) * quads / gridDim.x);
     row0 = 4 * qb0;
     nrows = 4 * (qb1 - qb0);
   } else {
-    row0 = blockIdx.x * kRows;
+    row0 = rb * kRows;
     nrows = min(kRows, m - row0);
   }
   const int r = row0 + 4 * (SP ? min(q, nrows / 4 - 1) : q);
@@ -134,6 +134,35 @@ __global__ __launch_bounds__(kThreads, LPC == 8 ? 2 : 1) void n_lanes(const floa
     for (int w = 0; w < kWarps; ++w) s += reinterpret_cast<const float*>(red[w])[t];
     if (row0 + t < m) y[row0 + t] = s;
   }
+}
+
+template <int LPC, int KB, bool IL, bool SP = false>
+__global__ __launch_bounds__(kThreads, LPC == 8 ? 2 : 1) void n_lanes(const float* __restrict__ a, int64_t lda,
+                                                                       const float* __restrict__ x,
+                                                                       float* __restrict__ y, int m, int n) {
+  __shared__ float4 red[kWarps][LPC];
+  n_lanes_block<LPC, KB, IL, SP>(a, lda, x, y, m, n, blockIdx.x, red);
+}
+
+// v5 ("pers"): a grid of 2 (LPC = 8) or 1 blocks per SM, each taking row blocks blockIdx.x,
+// + gridDim.x, ... in turn (for tall, narrow shapes: 100000 x 1000 is 3125 row blocks of 32 rows
+// that each stream only 1000 columns, 125 a warp).
+template <int LPC, int KB>
+__global__ __launch_bounds__(kThreads, LPC == 8 ? 2 : 1) void n_lanes_pers(const float* __restrict__ a, int64_t lda,
+                                                                            const float* __restrict__ x,
+                                                                            float* __restrict__ y, int m, int n) {
+  __shared__ float4 red[kWarps][LPC];
+  const int nrb = (m + 4 * LPC - 1) / (4 * LPC);
+  for (int rb = blockIdx.x; rb < nrb; rb += gridDim.x) {
+    n_lanes_block<LPC, KB, false, false>(a, lda, x, y, m, n, rb, red);
+    __syncthreads();  // red is reused by the next row block
+  }
+}
+
+template <int LPC, int KB>
+void run_pers(const float* a, int lda, const float* x, float* y, int m, int n, int grid) {
+  n_lanes_pers<LPC, KB><<<grid, kThreads>>>(a, lda, x, y, m, n);
+  CK(cudaGetLastError());
 }
 
 template <int LPC, int KB, bool IL, bool SP = false>
@@ -242,7 +271,9 @@ int main(int argc, char** argv) {
   int reps = 50;
   if (argc > 1) reps = std::atoi(argv[1]);
   const bool sk_only = argc > 2 && std::string(argv[2]) == "sk";  // v4: the stream-K variants beside the base
+  const bool tall = argc > 2 && std::string(argv[2]) == "tall";   // v5: persistent grids on tall shapes
   if (sk_only) shapes = {{8192, 8192}, {4096, 4096}, {16384, 16384}, {8192, 8192}};
+  if (tall) shapes = {{100000, 1000}, {1048576, 64}, {8192, 8192}, {100000, 1000}};
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   cublasHandle_t h;
@@ -256,6 +287,17 @@ int main(int argc, char** argv) {
     const bench::SgemvProbeShape shape(h, m, n, reps);
     const float* x = shape.x();
     auto check = [&](const char* name, auto run) { shape.check(name, run); };
+    if (tall) {
+      check("lanes8", [&](int i) { run_lanes<8, 8, false>(shape.a(i), m, x, shape.y(i), m, n); });
+      check("lanes16-kb16", [&](int i) { run_lanes<16, 16, false>(shape.a(i), m, x, shape.y(i), m, n); });
+      for (int per_sm : {1, 2, 4}) {
+        const std::string name = "pers8-x" + std::to_string(per_sm);
+        check(name.c_str(), [&](int i) { run_pers<8, 8>(shape.a(i), m, x, shape.y(i), m, n, per_sm * sms); });
+      }
+      check("pers16-kb16-x1", [&](int i) { run_pers<16, 16>(shape.a(i), m, x, shape.y(i), m, n, sms); });
+      std::fflush(stdout);
+      continue;
+    }
     if (sk_only) {
       check("lanes16-kb16", [&](int i) { run_lanes<16, 16, false>(shape.a(i), m, x, shape.y(i), m, n); });
       check("lanes32", [&](int i) { run_lanes<32, 8, false>(shape.a(i), m, x, shape.y(i), m, n); });
