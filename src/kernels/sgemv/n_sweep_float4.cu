@@ -12,9 +12,11 @@
 // Here block b of B takes chunks b, b + B, b + 2B, ... of CW whole columns, so the grid reads
 // B * CW consecutive columns at a time. The probe (bench/probe_sgemv_sweep.cu,
 // h100-sgemv-2026-11-26-sweep.md) ran 1000 x 100000 at 139-140 us against cuBLAS's 150-153 and
-// the ceiling's 132, both launches included, and 1024 x 16384 at 1.06-1.13x cuBLAS.
+// the ceiling's 132, both launches included, and 1024 x 16384 at 1.06-1.13x cuBLAS. This kernel
+// ran 1000 x 100000 at 143.5-146.0 us, 1.042-1.062x (four bench_sgemv runs); the rest of the
+// probe's lead is this launch path's pool allocation and second launch (3-4 us a call).
 //   - a thread owns RQ row quads (rows 4q .. 4q+3, q = thread + 256 j, j < RQ): a float4 of each
-//     column, so a block reads a whole column of up to 1024 * RQ rows per load instruction;
+//     column, so one load instruction of the block reads 1024 consecutive rows of a column;
 //   - two blocks per SM (B = 2 * SMs, at most the number of chunks), CW = 8 / RQ columns a chunk,
 //     the next chunk's loads issued before the current chunk's FMAs;
 //   - block b writes its partial y to scratch (B x m floats from the stream-ordered pool), and
