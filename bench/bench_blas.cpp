@@ -242,7 +242,8 @@ void bench_gemv(cublasHandle_t h, char t, int m, int n) {
 // ---- --quality ----
 
 // The kernels auto mode may take (bench/make_dispatch_table.py's candidate sets).
-const char* const kSgemvCandidates[] = {"n_rowblock", "n_rowblock_split", "n_rowblock_lastblock", "n_rowblock_cluster", "n_colsweep", "n_lanes", "n_sweep",
+const char* const kSgemvCandidates[] = {"n_rowblock", "n_rowblock_split", "n_rowblock_lastblock",
+                                        "n_rowblock_cluster", "n_colsweep", "n_lanes", "n_sweep",
                                         "t_lanegroup", "t_lanegroup_split", "t_lanegroup_lastblock",
                                         "t_lanegroup_cluster", "t_lanegroup_blocksplit", "warp_per_column"};
 const char* const kSgemmCandidates[] = {"pipelined_128x128x16_s3", "pipelined_128x128x16_s4", "skinny_r16",

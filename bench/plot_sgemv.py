@@ -17,8 +17,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-PRODUCTION = {"n_rowblock", "n_rowblock_split", "n_rowblock_lastblock", "n_rowblock_cluster", "n_colsweep", "n_lanes", "n_sweep", "t_lanegroup",
-              "t_lanegroup_split", "t_lanegroup_lastblock", "t_lanegroup_cluster", "warp_per_column"}
+PRODUCTION = {"n_rowblock", "n_rowblock_split", "n_rowblock_lastblock", "n_rowblock_cluster", "n_colsweep",
+              "n_lanes", "n_sweep", "t_lanegroup", "t_lanegroup_split", "t_lanegroup_lastblock",
+              "t_lanegroup_cluster", "t_lanegroup_blocksplit", "warp_per_column"}
 
 
 def read_table(path):
