@@ -125,9 +125,9 @@ cudaError_t launch_t_lanegroup(const GemvProblem& p, Split split, cudaStream_t s
 cudaError_t launch_n_colsweep(const GemvProblem& p, cudaStream_t s);
 // lanes: 8, 16 or 32 lanes per column (32-, 64- or 128-row blocks); anything else: the launcher's choice.
 cudaError_t launch_n_lanes(const GemvProblem& p, cudaStream_t s, int lanes = 0);
-// m <= n_sweep_max_rows() (4096).
+// m <= kSweepMaxRows: a thread of n_sweep's 256 holds at most 4 float4 row quads of a column.
+constexpr int kSweepMaxRows = 4096;
 cudaError_t launch_n_sweep(const GemvProblem& p, cudaStream_t s);
-int n_sweep_max_rows();
 
 // Scratch for split kernels, from a per-device pool, stream-ordered.
 cudaError_t scratch_alloc(float** ptr, size_t count, cudaStream_t s);

@@ -34,14 +34,14 @@ namespace sgemv_detail {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kMaxRq = 4;  // m <= 4 * kThreads * kMaxRq = 4096
+static_assert(kSweepMaxRows == 4 * kThreads * 4, "at most 4 row quads a thread");
 
 template <int RQ>
 __host__ __device__ constexpr int chunk_cols() { return 8 / RQ; }
 
 // How a thread reads its row quad of a column: kVec, 16-byte loads and m % 4 == 0 (every quad
-// whole or wholly past m); kVecRagged, 16-byte loads with one quad cut by m (single floats for
-// it); kScalar, single floats (A misaligned or lda % 4 != 0). The probe's kernel, which had only
+// whole or wholly past m: no single-float path at all); kVecRagged, 16-byte loads with one quad
+// cut by m, and kScalar, single floats (A misaligned or lda % 4 != 0), both through load_rows4. The probe's kernel, which had only
 // the first, ran 1000 x 100000 2.5% faster than the same kernel with the single-float fallback in
 // its loop (h100-sgemv-2026-11-26-sweep.md, probe v2).
 enum class Rows { kVec, kVecRagged, kScalar };
@@ -61,10 +61,8 @@ __global__ __launch_bounds__(kThreads, 2) void sgemv_n_sweep(Args g, int m, int 
   }
   // Rows r .. r+3 of the column at ap (zeros past m, which are not read).
   auto quad = [&](const float* ap, int j) {
-    if (MODE == Rows::kScalar) return load_rows4<false>(ap + r[j], r[j], m);
-    if (whole[j]) return __ldcs(reinterpret_cast<const float4*>(ap + r[j]));
-    if (MODE == Rows::kVecRagged && r[j] < m) return load_rows4<false>(ap + r[j], r[j], m);
-    return make_float4(0.f, 0.f, 0.f, 0.f);
+    if (MODE != Rows::kVec) return load_rows4<MODE == Rows::kVecRagged>(ap + r[j], r[j], m);
+    return whole[j] ? __ldcs(reinterpret_cast<const float4*>(ap + r[j])) : make_float4(0.f, 0.f, 0.f, 0.f);
   };
   float acc[RQ][4] = {};
   // Chunk c's columns into v and their x into xv (zeros for columns past n, which are not read).
@@ -116,40 +114,35 @@ __global__ __launch_bounds__(kThreads, 2) void sgemv_n_sweep(Args g, int m, int 
       if (r[j] + i < m) out[r[j] + i] = acc[j][i];
 }
 
+// Grid, scratch, the kernel for A's load mode, then the ordered second stage.
 template <int RQ>
-void launch(const Args& g, Rows mode, int m, int n, unsigned blocks, float* part, cudaStream_t s) {
-  if (mode == Rows::kVec)
-    sgemv_n_sweep<RQ, Rows::kVec><<<blocks, kThreads, 0, s>>>(g, m, n, part);
-  else if (mode == Rows::kVecRagged)
-    sgemv_n_sweep<RQ, Rows::kVecRagged><<<blocks, kThreads, 0, s>>>(g, m, n, part);
-  else
-    sgemv_n_sweep<RQ, Rows::kScalar><<<blocks, kThreads, 0, s>>>(g, m, n, part);
-}
-
-}  // namespace
-
-int n_sweep_max_rows() { return 4 * kThreads * kMaxRq; }
-
-cudaError_t launch_n_sweep(const GemvProblem& p, cudaStream_t s) {
-  if (p.m > n_sweep_max_rows()) return cudaErrorInvalidValue;
-  const int rq = p.m <= 4 * kThreads ? 1 : p.m <= 8 * kThreads ? 2 : 4;
-  const int64_t chunks = (int64_t(p.n) + 8 / rq - 1) / (8 / rq);
+cudaError_t run(const GemvProblem& p, cudaStream_t s) {
+  constexpr int CW = chunk_cols<RQ>();
+  const int64_t chunks = (int64_t(p.n) + CW - 1) / CW;
   const unsigned blocks = unsigned(std::min<int64_t>(2 * int64_t(device_sm_count()), chunks));
   float* part = nullptr;
   cudaError_t e = scratch_alloc(&part, size_t(blocks) * size_t(p.m), s);
   if (e != cudaSuccess) return e;
   const Args g = make_args(p);
-  const Rows mode = !a_vectorizable(p) ? Rows::kScalar : p.m % 4 ? Rows::kVecRagged : Rows::kVec;
-  if (rq == 1)
-    launch<1>(g, mode, p.m, p.n, blocks, part, s);
-  else if (rq == 2)
-    launch<2>(g, mode, p.m, p.n, blocks, part, s);
+  if (!a_vectorizable(p))
+    sgemv_n_sweep<RQ, Rows::kScalar><<<blocks, kThreads, 0, s>>>(g, p.m, p.n, part);
+  else if (p.m % 4)
+    sgemv_n_sweep<RQ, Rows::kVecRagged><<<blocks, kThreads, 0, s>>>(g, p.m, p.n, part);
   else
-    launch<4>(g, mode, p.m, p.n, blocks, part, s);
+    sgemv_n_sweep<RQ, Rows::kVec><<<blocks, kThreads, 0, s>>>(g, p.m, p.n, part);
   e = cudaGetLastError();
   if (e == cudaSuccess) e = reduce_partials(part, int(blocks), p.m, p.alpha, p.beta, g.y0, g.incy, s);
   scratch_free(part, s);
   return e;
+}
+
+}  // namespace
+
+cudaError_t launch_n_sweep(const GemvProblem& p, cudaStream_t s) {
+  if (p.m <= 4 * kThreads) return run<1>(p, s);
+  if (p.m <= 8 * kThreads) return run<2>(p, s);
+  if (p.m <= kSweepMaxRows) return run<4>(p, s);
+  return cudaErrorInvalidValue;
 }
 
 }  // namespace sgemv_detail

@@ -67,14 +67,13 @@ const char* sgemv_can_implement(SgemvKernel k, const GemvProblem& p) {
     case SgemvKernel::t_lanegroup_lastblock:
       if (p.ta != Op::T) return "an op(A) = A^T kernel; the problem is not transposed";
       return nullptr;
+    case SgemvKernel::n_sweep:
+      if (p.m > sgemv_detail::kSweepMaxRows) return "more than 4096 rows (a thread holds at most 4 row quads)";
+      [[fallthrough]];
     case SgemvKernel::n_rowblock_cluster:
     case SgemvKernel::n_colsweep:
     case SgemvKernel::n_lanes:
       if (p.ta != Op::N) return "an op(A) = A kernel; the problem is transposed";
-      return nullptr;
-    case SgemvKernel::n_sweep:
-      if (p.ta != Op::N) return "an op(A) = A kernel; the problem is transposed";
-      if (p.m > sgemv_detail::n_sweep_max_rows()) return "more than 4096 rows (a thread holds at most 4 row quads)";
       return nullptr;
     case SgemvKernel::t_lanegroup_cluster:
     case SgemvKernel::t_lanegroup_blocksplit:
