@@ -26,17 +26,16 @@
 // A and B 16-byte aligned with lda, ldb multiples of 8 (TMA's rules); any m, n, k, ldc and C
 // alignment. Other problems go to the cp.async kernel or cuBLAS, chosen in dispatch.
 #include <cuda.h>  // CUtensorMap and its enums (types only; the driver is reached via cudart)
-#include <cudaTypedefs.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <atomic>
 #include <cstdint>
-#include <mutex>
 
 #include "core/problem.h"
 #include "kernels/gemm_args.h"  // aligned16
 #include "kernels/mbarrier.cuh"  // smem_u32, mbar_*, tma_load_2d
+#include "kernels/sm90.cuh"      // sm90a_ready, make_tensor_map_2d
 
 namespace myblas {
 namespace hgemm_detail {
@@ -246,28 +245,6 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 }
 
-__global__ void wgmma_arch_probe(int* out) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  *out = 1;
-#else
-  *out = 0;
-#endif
-}
-
-using EncodeTiled = PFN_cuTensorMapEncodeTiled_v12000;
-
-EncodeTiled encode_fn() {
-  static EncodeTiled fn = [] {
-    void* f = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess)
-      return EncodeTiled(nullptr);
-    return reinterpret_cast<EncodeTiled>(f);
-  }();
-  return fn;
-}
-
 // Raises the dynamic shared-memory limit of all four instantiations on the current device.
 cudaError_t allow_shared_memory() {
   const void* kernels[] = {reinterpret_cast<const void*>(hgemm_wgmma_tma_kernel<false, false>),
@@ -281,57 +258,26 @@ cudaError_t allow_shared_memory() {
   return cudaSuccess;
 }
 
-// Per device, probed once (then read without the lock): 1 if this build carries sm_90a code
-// that runs there (and the kernels' shared-memory limit is raised), 2 if not, 0 not probed yet.
+// Per device: sm_90a code runs there (sm90a_ready; *sms its SM count) and the kernels'
+// shared-memory limit has been raised (once; a failure is cached).
 constexpr int kMaxDevices = 64;
-std::atomic<int> g_arch_ok[kMaxDevices];
-int g_sms[kMaxDevices];  // written before g_arch_ok[dev] becomes 1
-std::mutex g_probe_mu;
+std::atomic<int> g_smem_raised[kMaxDevices];  // 0 not yet, 1 raised, 2 refused
 
-bool device_ready(int dev) {
-  if (dev < 0 || dev >= kMaxDevices) return false;
-  const int known = g_arch_ok[dev].load(std::memory_order_acquire);
-  if (known) return known == 1;
-  std::lock_guard<std::mutex> lock(g_probe_mu);
-  if (const int again = g_arch_ok[dev].load(std::memory_order_relaxed)) return again == 1;  // probed meanwhile
-  int major = 0, sms = 0;
-  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-    return false;  // not cached: a transient failure may clear
-  int ok = 0;
-  if (major == 9 && encode_fn()) {
-    int* d = nullptr;
-    int h = 0;
-    cudaStream_t s = nullptr;
-    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) return false;
-    bool good = cudaMallocAsync(&d, sizeof(int), s) == cudaSuccess;
-    if (good) {
-      wgmma_arch_probe<<<1, 1, 0, s>>>(d);
-      good = cudaGetLastError() == cudaSuccess &&
-             cudaMemcpyAsync(&h, d, sizeof(int), cudaMemcpyDeviceToHost, s) == cudaSuccess;
-      cudaFreeAsync(d, s);
-    }
-    good = cudaStreamSynchronize(s) == cudaSuccess && good;
-    cudaStreamDestroy(s);
-    if (!good) return false;
-    ok = h;
-    if (ok && allow_shared_memory() != cudaSuccess) return false;
+bool device_ready(int dev, int* sms) {
+  if (dev < 0 || dev >= kMaxDevices || !sm90a_ready(sms)) return false;
+  int raised = g_smem_raised[dev].load(std::memory_order_acquire);
+  if (!raised) {  // two threads may both raise it: the same attribute, set twice
+    raised = allow_shared_memory() == cudaSuccess ? 1 : 2;
+    g_smem_raised[dev].store(raised, std::memory_order_release);
   }
-  g_sms[dev] = sms;
-  g_arch_ok[dev].store(ok ? 1 : 2, std::memory_order_release);
-  return ok != 0;
+  return raised == 1;
 }
 
 // A 2-D FP16 tensor map: `inner` contiguous elements per line, `outer` lines `ld` elements apart,
 // boxes of box_inner x box_outer with the 128-byte swizzle; reads outside are zero-filled.
 bool make_map(CUtensorMap* map, const void* base, int inner, int outer, int64_t ld, int box_inner, int box_outer) {
-  const cuuint64_t dims[2] = {cuuint64_t(inner), cuuint64_t(outer)};
-  const cuuint64_t strides[1] = {cuuint64_t(ld) * 2};
-  const cuuint32_t box[2] = {cuuint32_t(box_inner), cuuint32_t(box_outer)};
-  const cuuint32_t estride[2] = {1, 1};
-  return encode_fn()(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void*>(base), dims, strides, box, estride,
-                     CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+  return make_tensor_map_2d(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, base, inner, outer, ld, box_inner, box_outer,
+                            CU_TENSOR_MAP_SWIZZLE_128B);
 }
 
 template <bool kBtMN, bool kAtMN>
@@ -345,17 +291,17 @@ cudaError_t launch_variant(const CUtensorMap& bt, const CUtensorMap& at, const P
 const char* wgmma_tma_can_implement(const GemmProblem& p) {
   if (!aligned16(p.a) || !aligned16(p.b)) return "TMA needs 16-byte aligned A and B";
   if (p.lda % 8 || p.ldb % 8) return "TMA needs lda and ldb to be multiples of 8 (16-byte strides)";
-  int dev = -1;
-  if (cudaGetDevice(&dev) != cudaSuccess || !device_ready(dev))
+  int dev = -1, sms = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || !device_ready(dev, &sms))
     return "needs a compute capability 9.0 device and a build with sm_90a code (wgmma, TMA)";
   return nullptr;
 }
 
 cudaError_t launch_wgmma_tma(const GemmProblem& g, cudaStream_t s) {
-  int dev = -1;
+  int dev = -1, sms = 0;
   cudaError_t e = cudaGetDevice(&dev);
   if (e != cudaSuccess) return e;
-  if (!device_ready(dev)) return cudaErrorInvalidDeviceFunction;
+  if (!device_ready(dev, &sms)) return cudaErrorInvalidDeviceFunction;
   const bool bt_mn = g.tb == Op::T, at_mn = g.ta == Op::N;
   CUtensorMap bt, at;
   // op(B)^T, rows j of D: B 'N' is k x n (k contiguous), B 'T' is n x k (n contiguous).
@@ -376,7 +322,7 @@ cudaError_t launch_wgmma_tma(const GemmProblem& g, cudaStream_t s) {
   p.vec2 = (reinterpret_cast<uintptr_t>(g.c) % 4 == 0) && g.ldc % 2 == 0;
   const int64_t tiles = int64_t(p.tiles_i) * p.tiles_j;
   if (tiles > INT32_MAX) return cudaErrorInvalidValue;
-  const int grid = int(tiles < g_sms[dev] ? tiles : g_sms[dev]);
+  const int grid = int(tiles < sms ? tiles : sms);
   if (bt_mn && at_mn) return launch_variant<true, true>(bt, at, p, grid, s);
   if (bt_mn) return launch_variant<true, false>(bt, at, p, grid, s);
   if (at_mn) return launch_variant<false, true>(bt, at, p, grid, s);
