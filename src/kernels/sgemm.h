@@ -47,8 +47,13 @@ enum class SgemmKernel {
   // memory, swizzled), 32 k per stage, two stages; smallk's scalar copies for misaligned operands.
   smallk_panel,
   smallk_panel_pre,  // as smallk_panel, k-contiguous operands transposed into scratch first (runs as NT)
+  // Shape-specialised (src/kernels/sgemm/smallk_ws_128x256x64.cu), k <= 64 on sm_90a: persistent,
+  // one producer warp group feeding two consumer groups (8x16 lane patches) by tensor-map copies,
+  // C read through shared memory; k-contiguous operands transposed into scratch first. k <= 64;
+  // problems it cannot take (no sm_90a code, operands TMA cannot read) run smallk_panel_pre.
+  smallk_ws,
 };
-constexpr int kSgemmKernelCount = 20;
+constexpr int kSgemmKernelCount = 21;
 
 const char* sgemm_kernel_name(SgemmKernel k);
 bool sgemm_kernel_from_name(const char* name, SgemmKernel* out);
@@ -66,5 +71,10 @@ SgemmKernel sgemm_choose(const GemmProblem& p);
 // pointers (the caller handles quick returns, alpha == 0 and k == 0). Split kernels take scratch
 // from a per-device stream-ordered pool. Returns the launch (or allocation) error.
 cudaError_t sgemm_run(SgemmKernel k, const GemmProblem& p, cudaStream_t stream);
+
+// For tests and the benchmark: why sgemm_run(SgemmKernel::smallk_ws, p) would not run the
+// warp-specialised kernel itself but smallk_panel_pre (nullptr when it runs its own kernel, short
+// of a failed scratch allocation for a k-contiguous operand).
+const char* sgemm_smallk_ws_fallback(const GemmProblem& p);
 
 }  // namespace myblas

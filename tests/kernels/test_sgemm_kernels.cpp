@@ -9,7 +9,8 @@
 // must agree bit for bit, and 64-bit offsets (ldc * n past 2^31). Small k (1, 63, 64, 65, 128,
 // 129) for smallk and the smallk_panel kernels (smallk_panel_pre: k-contiguous operands
 // transposed into scratch first, at every size), and for smallk's persistent variant a shape
-// with about two tiles per block. Error
+// with about two tiles per block; for smallk_ws (which runs smallk_panel_pre where it cannot take
+// a problem) shapes of several tiles per block that its own kernel must run. Error
 // bound per element: (k + 2) * 4 * eps * (|alpha| sum_l |op(A)(i,l)| |op(B)(l,j)| + |beta| |C0(i,j)|).
 // MYBLAS_SGEMM_TEST_SHORT=1 (2) keeps five (three small) shapes, for compute-sanitizer runs.
 #include <cuda_runtime_api.h>
@@ -69,6 +70,8 @@ bool must_refuse(SgemmKernel k, const Case& c) {
     case SgemmKernel::smallk_panel:
     case SgemmKernel::smallk_panel_pre:
       return false;
+    case SgemmKernel::smallk_ws:
+      return c.k > 64;
     case SgemmKernel::vectorized:
     case SgemmKernel::warptile:
       return !nn || c.offset != 0 || c.lda % 4 != 0 || c.ldb % 4 != 0;
@@ -255,6 +258,83 @@ TEST(SgemmSmallkTest, PanelLargeGrid) {
         if (HasFatalFailure()) return;
       }
   EXPECT_EQ(ran, 8);
+}
+
+// smallk_ws, the persistent warp-specialised kernel (one block per SM, 128 x 256 tiles, stages of
+// 32 k, C through shared memory): 4200 x 2052 is 33 x 9 tiles (edge tiles both ways) for 132
+// blocks, so blocks walk 2 or 3 tiles and the ring and the C buffer wrap; k = 64 (two whole
+// stages), 40 (the second partial), 33 and 17 (the second empty); every transpose (k-contiguous
+// operands pre-transposed); beta = 0 over NaN and beta != 0; exact leading dimensions where they
+// are multiples of 4, else padded by 4 (guards in the padding). On a compute capability 9.0
+// device each case must run the kernel itself, not its smallk_panel_pre fallback.
+TEST(SgemmSmallkTest, WarpSpecialised) {
+  REQUIRE_GPU();
+  if (short_run()) GTEST_SKIP() << "long shapes; MYBLAS_SGEMM_TEST_SHORT is set";
+  cudaDeviceProp prop{};
+  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+  int ran = 0, v = 0;
+  for (int kk : {64, 40, 33, 17})
+    for (char ta : {'N', 'T'})
+      for (char tb : {'N', 'T'}) {
+        const int m = 4200, n = 2052;
+        const float beta = v % 2 ? 0.f : v % 3 ? 0.5f : -1.f;
+        auto ld = [&](int rows) { return rows % 4 ? rows + 4 - rows % 4 + 4 : rows + 4 * (v % 3 == 2); };
+        ++v;
+        const Case c{ta, tb, m, n, kk, ld(ta == 'N' ? m : kk), ld(tb == 'N' ? kk : n), ld(m), -1.f, beta, 0};
+        myblas::GemmProblem p;
+        p.ta = ta == 'N' ? myblas::Op::N : myblas::Op::T;
+        p.tb = tb == 'N' ? myblas::Op::N : myblas::Op::T;
+        p.m = m, p.n = n, p.k = kk, p.lda = c.lda, p.ldb = c.ldb, p.ldc = c.ldc, p.alpha = c.alpha, p.beta = beta;
+        float dummy[4] __attribute__((aligned(16)));
+        p.a = p.b = dummy;
+        p.c = dummy;
+        if (prop.major == 9) {
+          const char* why = myblas::sgemm_smallk_ws_fallback(p);
+          EXPECT_EQ(why, nullptr) << c.str() << ": runs smallk_panel_pre (" << why << ")";
+        }
+        run_case(SgemmKernel::smallk_ws, c, &ran);
+        if (HasFatalFailure()) return;
+      }
+  EXPECT_EQ(ran, 16);
+  if (prop.major != 9) std::printf("note: not a compute capability 9.0 device; smallk_ws ran its fallback\n");
+}
+
+// The cases smallk_ws hands to smallk_panel_pre, and that it says so.
+TEST(SgemmSmallkTest, WarpSpecialisedFallbacks) {
+  REQUIRE_GPU();
+  float dummy[8] __attribute__((aligned(16)));
+  myblas::GemmProblem p;
+  p.ta = myblas::Op::N, p.tb = myblas::Op::T;
+  p.m = 300, p.n = 300, p.k = 64, p.lda = 300, p.ldb = 300, p.ldc = 300, p.alpha = 1.f, p.beta = 0.f;
+  p.a = p.b = dummy;
+  p.c = dummy;
+  myblas::GemmProblem q = p;
+  q.k = 65;
+  EXPECT_NE(myblas::sgemm_can_implement(SgemmKernel::smallk_ws, q), nullptr) << "k > 64 refused";
+  q = p;
+  q.ldc = 301;
+  EXPECT_NE(myblas::sgemm_smallk_ws_fallback(q), nullptr) << "ldc not a multiple of 4";
+  q = p;
+  q.c = dummy + 1;
+  EXPECT_NE(myblas::sgemm_smallk_ws_fallback(q), nullptr) << "C misaligned";
+  q = p;
+  q.a = dummy + 1;
+  EXPECT_NE(myblas::sgemm_smallk_ws_fallback(q), nullptr) << "A (not pre-transposed) misaligned";
+  q = p;
+  q.ta = myblas::Op::T, q.lda = 65, q.a = dummy + 1;  // pre-transposed: its alignment does not matter
+  cudaDeviceProp prop{};
+  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+  if (prop.major == 9) {
+    EXPECT_EQ(myblas::sgemm_smallk_ws_fallback(p), nullptr);
+    EXPECT_EQ(myblas::sgemm_smallk_ws_fallback(q), nullptr);
+  } else {
+    EXPECT_NE(myblas::sgemm_smallk_ws_fallback(p), nullptr) << "not compute capability 9.0";
+  }
+  // The fallbacks compute the right thing too (as do the misaligned and odd-ld cases of the common
+  // list): here ldc = 301 with both operands pre-transposed.
+  int ran = 0;
+  run_case(SgemmKernel::smallk_ws, {'T', 'N', 300, 301, 63, 63, 63, 301, 0.5f, -1.f, 0}, &ran);
+  EXPECT_EQ(ran, 1);
 }
 
 std::vector<SgemmKernel> all_kernels() {

@@ -271,13 +271,13 @@ GemmCase gemm_variant(Shape s, char ta, char tb, int variant, int index, int vec
   c.n = s.n;
   c.k = s.k;
   const int ar = ta == 'N' ? s.m : s.k, br = tb == 'N' ? s.k : s.n;
-  if (variant == 0) {
+  if (variant == 0 || variant == 2) {
     const int pad = vec * (index % 2);
     c.lda = round_to(ar, vec) + pad;
     c.ldb = round_to(br, vec) + pad;
     c.ldc = round_to(s.m, vec) + pad;
     c.alpha = index % 2 ? -0.75f : 1.f;
-    c.beta = 0.f;
+    c.beta = variant == 2 ? 0.5f : 0.f;
   } else {
     const int pad = 1 + index % 3;
     c.lda = ar + pad;
@@ -433,6 +433,15 @@ std::vector<Shape> smallk_panel_shapes() {
   return v;
 }
 
+// smallk_ws (k <= 64 on its own kernel): its tile shapes, a grid of 9 tiles, and 1030 x 4097 (9 x 17
+// = 153 tiles for 132 blocks: some blocks walk two, so the stage ring and the C buffer wrap).
+std::vector<Shape> smallk_ws_shapes() {
+  std::vector<Shape> v = tile_shapes({128, 256, 32});
+  v.push_back({257, 513, 64});
+  v.push_back({1030, 4097, 33});
+  return v;
+}
+
 // min(m, n) <= 16 (skinny_r16's domain): k split over blocks (k > 512), columns past one
 // 128-column block, both orientations.
 std::vector<Shape> skinny_shapes() {
@@ -462,6 +471,7 @@ Tile sgemm_tile(SgemmKernel k) {
     case SgemmKernel::smallk_persistent: return {128, 128, 16};
     case SgemmKernel::smallk_panel:
     case SgemmKernel::smallk_panel_pre: return {128, 128, 32};
+    case SgemmKernel::smallk_ws: return {128, 256, 32};
   }
   return {128, 128, 16};
 }
@@ -482,11 +492,12 @@ constexpr char kTrans[4][2] = {{'N', 'N'}, {'N', 'T'}, {'T', 'N'}, {'T', 'T'}};
 
 // Every shape x transpose x variant on the device, through `call`.
 template <typename E>
+// variants: gemm_variant's 0 and 1, and with 3 also 2 (aligned, beta != 0).
 void gemm_sweep(const std::string& group, const std::vector<Shape>& shapes, const GemmCall& call,
-                std::mt19937_64& rng, Tally* t) {
+                std::mt19937_64& rng, Tally* t, int variants = 2) {
   for (size_t s = 0; s < shapes.size(); ++s)
     for (const auto& tr : kTrans)
-      for (int v = 0; v < 2; ++v)
+      for (int v = 0; v < variants; ++v)
         gemm_case<E>(group, gemm_variant(shapes[s], tr[0], tr[1], v, int(s), kVec<E>), Place::device, call, rng, t);
 }
 
@@ -935,10 +946,13 @@ std::vector<Group> make_groups() {
     const std::vector<Shape> shapes = k == SgemmKernel::skinny_r16     ? skinny_shapes()
                                       : k == SgemmKernel::smallk_panel || k == SgemmKernel::smallk_panel_pre
                                           ? smallk_panel_shapes()
+                                      : k == SgemmKernel::smallk_ws ? smallk_ws_shapes()
                                                                        : tile_shapes(sgemm_tile(k));
+    // smallk_ws reads C only on its own path (aligned operands) with beta != 0: a third variant.
+    const int variants = k == SgemmKernel::smallk_ws ? 3 : 2;
     groups.push_back({std::string("sgemm.") + myblas::sgemm_kernel_name(k),
-                      [call, shapes](const std::string& g, std::mt19937_64& rng, Tally* t) {
-                        gemm_sweep<F32>(g, shapes, call, rng, t);
+                      [call, shapes, variants](const std::string& g, std::mt19937_64& rng, Tally* t) {
+                        gemm_sweep<F32>(g, shapes, call, rng, t, variants);
                       }});
   }
 #ifdef SANITIZE_HGEMM_KERNELS

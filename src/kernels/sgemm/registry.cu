@@ -33,6 +33,7 @@ constexpr KernelEntry<SgemmKernel> kTable[kSgemmKernelCount] = {
     {SgemmKernel::smallk_persistent, "smallk_128x128x16_persistent", false},
     {SgemmKernel::smallk_panel, "smallk_panel_128x128x32", true},
     {SgemmKernel::smallk_panel_pre, "smallk_panel_pre_128x128x32", true},
+    {SgemmKernel::smallk_ws, "smallk_ws_128x256x64", true},
 };
 
 }  // namespace
@@ -81,6 +82,8 @@ const char* sgemm_can_implement(SgemmKernel k, const GemmProblem& p) {
     case SgemmKernel::smallk_panel:
     case SgemmKernel::smallk_panel_pre:
       return sgemm_detail::smallk_tiles(p) < (int64_t(1) << 31) ? nullptr : "more than 2^31 - 1 tiles of 128 x 128";
+    case SgemmKernel::smallk_ws:
+      return p.k <= 64 ? nullptr : "k <= 64 only (one or two 32-deep stages a tile)";
   }
   return "unknown kernel";
 }
@@ -112,11 +115,18 @@ const char* sgemm_can_implement(SgemmKernel k, const GemmProblem& p) {
 //   NT the same 1.32-1.34x; 8192^2 x 128 1.15x; 8000^2 x 64 1.22x; 4096^2 x 128 1.16x); else
 //   smallk_panel (4096^2 x 64 1.34-1.43x and 2048^2 x 64 1.38-1.43x, where the pre-transposing one
 //   was even or 5-7 us slower; 8192^2 x 32 within 1% of smallk_128x128x16).
+// - smallk_ws (bench/results/h100-sgemm-smallk-v9-2026-11-26.md) in smallk_panel_pre's place for
+//   k <= 64: 8192^2 x 64 beta 0.5 NN 230-232 us against 243-245, NT 221-224 against 235-238, TN
+//   236-239 against 249-250, TT 225-231 against 241-243; beta 0 NN 215-217 against 232-235; 8000^2
+//   x 64 227-234 against 243-249. At 4096^2 x 64 it is even with smallk_panel (71-75 us), and at
+//   2048^2 x 64 (64 tiles of 128 x 256 for 132 SMs) 20-40% slower, so the short calls keep
+//   smallk_panel.
 SgemmKernel sgemm_choose(const GemmProblem& p) {
   if (p.m <= 16 || p.n <= 16) return SgemmKernel::skinny_r16;
-  if (p.k <= 128 && int64_t(p.m) * p.n >= int64_t(2048) * 2048)
-    return p.k > 32 && int64_t(p.m) * p.n * p.k >= (int64_t(1) << 31) ? SgemmKernel::smallk_panel_pre
-                                                                       : SgemmKernel::smallk_panel;
+  if (p.k <= 128 && int64_t(p.m) * p.n >= int64_t(2048) * 2048) {
+    if (p.k <= 32 || int64_t(p.m) * p.n * p.k < (int64_t(1) << 31)) return SgemmKernel::smallk_panel;
+    return p.k <= 64 ? SgemmKernel::smallk_ws : SgemmKernel::smallk_panel_pre;
+  }
   const bool edge_blocks = p.m % 128 != 0 || p.n % 128 != 0;
   if (p.k < 128 || (edge_blocks && (p.m < 4000 || p.n < 4000))) return SgemmKernel::pipelined_s4;
   const bool nn_or_tn = p.tb == Op::N;
@@ -150,6 +160,7 @@ cudaError_t sgemm_run(SgemmKernel k, const GemmProblem& p, cudaStream_t s) {
     case SgemmKernel::smallk_persistent: return launch_smallk(p, {true, false, true, false}, s);
     case SgemmKernel::smallk_panel: return launch_smallk_panel(p, false, s);
     case SgemmKernel::smallk_panel_pre: return launch_smallk_panel(p, true, s);
+    case SgemmKernel::smallk_ws: return launch_smallk_ws(p, s);
   }
   return cudaErrorInvalidValue;
 }

@@ -380,39 +380,49 @@ cudaError_t launch_panel_k(const Args& g, cudaStream_t s) {
 
 }  // namespace
 
+bool pretranspose_to_nt(const GemmProblem& p, GemmProblem* q, float** scratch, cudaError_t* err, cudaStream_t s) {
+  const bool ka = p.ta == Op::T, kb = p.tb == Op::N;  // which operands are contiguous along k
+  const int64_t ldo_a = (int64_t(p.m) + 3) / 4 * 4, ldo_b = (int64_t(p.n) + 3) / 4 * 4;
+  if (!(ka || kb) || p.k > kPretransposeMaxK || (ka && ldo_a * p.k > kPretransposeMaxFloats) ||
+      (kb && ldo_b * p.k > kPretransposeMaxFloats))
+    return false;
+  const int64_t fa = ka ? ldo_a * p.k : 0, fb = kb ? ldo_b * p.k : 0;
+  if (sgemv_detail::scratch_alloc(scratch, size_t(fa + fb), s) != cudaSuccess) {
+    cudaGetLastError();  // an allocation failure is not sticky; the caller takes another way
+    return false;
+  }
+  *q = p;
+  // x[l + p*ld] (P x k, k-contiguous) into out, contiguous along P with leading dimension ldo.
+  auto transpose = [&](const void* x, int64_t ld, int P, float* out, int64_t ldo) {
+    transpose_to_pcontig<<<dim3((P + 31) / 32, (p.k + 31) / 32), dim3(32, 8), 0, s>>>(static_cast<const float*>(x), ld, P,
+                                                                                      p.k, out, ldo);
+    return cudaGetLastError();
+  };
+  *err = cudaSuccess;
+  if (ka) {
+    *err = transpose(p.a, p.lda, p.m, *scratch, ldo_a);
+    q->ta = Op::N, q->a = *scratch, q->lda = ldo_a;
+  }
+  if (kb && *err == cudaSuccess) {
+    *err = transpose(p.b, p.ldb, p.n, *scratch + fa, ldo_b);
+    q->tb = Op::T, q->b = *scratch + fa, q->ldb = ldo_b;
+  }
+  return true;
+}
+
 cudaError_t launch_smallk_panel(const GemmProblem& p, bool pretranspose, cudaStream_t s) {
   const bool ka = p.ta == Op::T, kb = p.tb == Op::N;  // which operands are contiguous along k
   const bool a_vec = aligned16(p.a) && p.lda % 4 == 0, b_vec = aligned16(p.b) && p.ldb % 4 == 0;
   // Pre-transposed: the k-contiguous operands are copied contiguous along m or n into scratch and
   // the kernel runs as NT (any alignment of those operands is fine then); without scratch, the
   // in-kernel way below.
-  const int64_t ldo_a = (int64_t(p.m) + 3) / 4 * 4, ldo_b = (int64_t(p.n) + 3) / 4 * 4;
-  if (pretranspose && (ka || kb) && (ka || a_vec) && (kb || b_vec) && p.k <= kPretransposeMaxK &&
-      (!ka || ldo_a * p.k <= kPretransposeMaxFloats) && (!kb || ldo_b * p.k <= kPretransposeMaxFloats)) {
-    float* scratch = nullptr;
-    const int64_t fa = ka ? ldo_a * p.k : 0, fb = kb ? ldo_b * p.k : 0;
-    cudaError_t e = sgemv_detail::scratch_alloc(&scratch, size_t(fa + fb), s);
-    if (e == cudaSuccess) {
-      GemmProblem q = p;
-      // x[l + p*ld] (P x k, k-contiguous) into out, contiguous along P with leading dimension ldo.
-      auto transpose = [&](const void* x, int ld, int P, float* out, int64_t ldo) {
-        transpose_to_pcontig<<<dim3((P + 31) / 32, (p.k + 31) / 32), dim3(32, 8), 0, s>>>(
-            static_cast<const float*>(x), ld, P, p.k, out, ldo);
-        return cudaGetLastError();
-      };
-      if (ka) {
-        e = transpose(p.a, p.lda, p.m, scratch, ldo_a);
-        q.ta = Op::N, q.a = scratch, q.lda = ldo_a;
-      }
-      if (kb && e == cudaSuccess) {
-        e = transpose(p.b, p.ldb, p.n, scratch + fa, ldo_b);
-        q.tb = Op::T, q.b = scratch + fa, q.ldb = ldo_b;
-      }
-      if (e == cudaSuccess) e = launch_panel_k<false, false>(make_args(q), s);
-      sgemv_detail::scratch_free(scratch, s);
-      return e;
-    }
-    cudaGetLastError();  // (an allocation failure is not sticky) the in-kernel way below
+  GemmProblem q;
+  float* scratch = nullptr;
+  cudaError_t e = cudaSuccess;
+  if (pretranspose && (ka || a_vec) && (kb || b_vec) && pretranspose_to_nt(p, &q, &scratch, &e, s)) {
+    if (e == cudaSuccess) e = launch_panel_k<false, false>(make_args(q), s);
+    sgemv_detail::scratch_free(scratch, s);
+    return e;
   }
   if (!a_vec || !b_vec) return launch_smallk(p, {false, false, true, false}, s);  // smallk's scalar copies
   const Args g = make_args(p);
