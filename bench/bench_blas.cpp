@@ -249,7 +249,8 @@ const char* const kSgemvCandidates[] = {"n_rowblock", "n_rowblock_split", "n_row
 const char* const kSgemmCandidates[] = {"pipelined_128x128x16_s3", "pipelined_128x128x16_s4", "skinny_r16",
                                         "pipelined_regdb_256x128x8_s6", "pipelined_regdb_128x256x8_s6",
                                         "pipelined_regdb_128x128x8_s6", "smallk_128x128x16",
-                                        "smallk_panel_128x128x32", "smallk_panel_pre_128x128x32"};
+                                        "smallk_panel_128x128x32", "smallk_panel_pre_128x128x32",
+                                        "smallk_ws_128x256x64"};
 const char* const kHgemmCandidates[] = {"mma_sync_128x256x64_s3", "mma_sync_128x128x64_s3", "wgmma_tma_128x256x64_s4"};
 
 int g_rounds = 3;
