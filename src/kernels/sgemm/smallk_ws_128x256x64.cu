@@ -53,7 +53,6 @@ namespace myblas {
 namespace sgemm_detail {
 namespace {
 
-constexpr int kMaxK = 64;                        // k of a tile: two stages
 constexpr int BM = 128, BN = 256, HK = 32;       // block tile; k per stage
 constexpr int kSlots = 3;                        // ring of stages
 constexpr int kAF = HK * BM, kBF = HK * BN;      // floats of a stage's A (16 KB) and B (32 KB)
