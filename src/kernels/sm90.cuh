@@ -21,6 +21,7 @@ bool sm90a_ready(int* sms = nullptr);
 // False if the driver refuses it (alignment: base 16-byte aligned, ld * elem_bytes a multiple of
 // 16; box sides <= 256).
 bool make_tensor_map_2d(CUtensorMap* map, CUtensorMapDataType type, int elem_bytes, const void* base, uint64_t inner,
-                        uint64_t outer, int64_t ld, uint32_t box_inner, uint32_t box_outer, CUtensorMapSwizzle swizzle);
+                        uint64_t outer, int64_t ld, uint32_t box_inner, uint32_t box_outer,
+                        CUtensorMapSwizzle swizzle);
 
 }  // namespace myblas

@@ -6,14 +6,14 @@
 // (bench/results/h100-sgemm-smallk-v6-2026-11-26.md) put its FMA pipe at 58%: an SM's two 8-warp
 // blocks take turns, one copying its panels or waiting on C while the other runs its 8x8-patch
 // FMA loop alone at 2 warps a scheduler, which does not fill the pipe; with beta = 0 (no C reads)
-// it took as long. Here (probe: bench/probe_smallk_ws.cu, bench/results/h100-sgemm-smallk-v9-2026-11-26.md):
+// it took as long. Here (probe: bench/probe_smallk_ws.cu; bench/results/h100-sgemm-smallk-v9-2026-11-26.md):
 // - One block per SM walks the 128 x 256 tiles (grid = SMs, tile t, t + grid, ...). Warp group 0
 //   is the producer: one thread issues every copy; the group gives its registers away
 //   (setmaxnreg.dec 40) to the two consumer groups (setmaxnreg.inc 232).
 // - Each consumer group computes one 128 x 128 half of the tile with the 8x16 lane patches of
 //   pipelined_regdb (128 FFMA per 6 LDS.128, fragments double-buffered): at 2 warps a scheduler
-//   this loop fills the pipe where the 8x8 patch does not. beta = 0 at 8192^2 x 64: 203-210 us
-//   against smallk_panel's 224-227.
+//   this loop fills the pipe where the 8x8 patch does not (ncu, probe, beta 0: FMA pipe 69% of
+//   active cycles against smallk_panel's 58%).
 // - Operands arrive by tensor-map copies (no copy instruction or address in a consumer), in
 //   stages of 32 k (A 32 x 128, B 32 x 256: 48 KB) in a ring of three, with full and empty
 //   mbarriers. k <= 64 is two stages a tile (one for k <= 32); what lies past k, m or n is
@@ -25,17 +25,23 @@
 //   epilogue, which then reads C with LDS instead of waiting on DRAM. The groups take the buffer
 //   in turn (tile i group 0, tile i group 1, ...), which keeps them half a tile apart. The
 //   producer issues per tile i: stage 2i+2, C(i, group 0), stage 2i+3, C(i, group 1), the order in
-//   which their buffers come free. Measured at 8192^2 x 64, beta 0.5: 223-224 us against
-//   230-233 with C read from global memory by the epilogue (and 241-319 with C prefetched into
-//   L2 instead, which evicted it before use: ncu read 20% more bytes from DRAM).
+//   which their buffers come free. In the probe (NT, 8192^2 x 64, beta 0.5): 223-224 us against
+//   230-233 with C read from global memory by the epilogue, and 241-319 with C prefetched into L2
+//   instead, which evicted it before use (ncu: 20% more bytes read from DRAM).
 // - The results go to global memory by float4 stores; edge tiles test each element.
-// Measured on the H100: bench/results/h100-sgemm-smallk-v9-2026-11-26.md.
+// - Operands contiguous along k (A 'T', B 'N') are first rewritten into scratch, as
+//   smallk_panel_pre does. Reading B 'N' as it is (swizzled k-contiguous stages, LDS.64 fragments)
+//   ran NN 7-9 us slower than smallk_panel_pre; the results through the C buffer and a tensor-map
+//   store made ptxas spill and ran slower too (v9, sections 6 and 7).
+// Measured on the H100 (bench/results/h100-sgemm-smallk-v9-2026-11-26.md, sections 3-5): 8192^2 x
+// 64, beta 0.5, NT 221-230 us, TT 225-238, NN 230-238, TN 236-248 (1.32-1.47x cuBLAS; 1-6% faster
+// than smallk_panel_pre in the same processes); beta 0 NN 215-225. Reading and writing C alone
+// takes 195 us on this card.
 //
 // k <= 64 (sgemm_can_implement). Requirements (else launch_smallk_ws runs smallk_panel_pre): an
-// sm_90a build on a compute capability 9.0 device (sm90a_ready), C 16-byte aligned with ldc a multiple of 4, and
-// after pre-transposition (k-contiguous operands are first rewritten into scratch, as
-// smallk_panel_pre does) A and B 16-byte aligned with lda, ldb multiples of 4 (TMA's rules).
-// beta == 0 never reads C.
+// sm_90a build on a compute capability 9.0 device (sm90a_ready), C 16-byte aligned with ldc a
+// multiple of 4, and after pre-transposition A and B 16-byte aligned with lda, ldb multiples of 4
+// (TMA's rules). beta == 0 never reads C.
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -63,6 +69,10 @@ constexpr int kConsumerWarps = 8;
 constexpr int TM = 8, TN = 16;                   // lane patch
 constexpr size_t kBars = 2 * kSlots + 3;         // full[3], empty[3], cempty, cfull[2]
 constexpr size_t kSmemBytes = (size_t(kSlots) * kStageF + kCF) * 4 + kBars * 8 + 1024;  // + alignment
+static_assert(BN == 2 * 128 && BM == 128, "two consumer groups, each a 128 x 128 half of the tile");
+static_assert(HK % 8 == 0 && 2 * HK == 64, "stages of whole 8-step chunks; k <= 64 in at most two");
+static_assert(BM <= 256 && BN <= 256 && HK <= 256, "tensor-map boxes have at most 256 elements a side");
+static_assert(kSmemBytes <= 227 * 1024, "one block per SM within the H100's 227 KB of shared memory");
 
 struct Params {
   float* c;
