@@ -21,9 +21,8 @@
 #include <vector>
 
 #include "bench_util.h"
-#include "core/problem.h"
-#include "kernels/sgemm.h"
 #include "kernels/sgemm/common.cuh"
+#include "probe_smallk_harness.h"
 
 namespace {
 
@@ -139,67 +138,19 @@ int main(int argc, char** argv) {
   for (int m : {8192, 4096})
     for (float beta : {0.5f, 0.f}) {
       const int n = m;
-      const size_t ea = size_t(m) * K, eb = size_t(n) * K, ec = size_t(m) * n;
-      const size_t set_bytes = (ea + eb + ec) * 4;
-      const int nsets = int(std::max<size_t>(2, (bench::kRotateBytes + set_bytes - 1) / set_bytes));
-      float *a, *b, *c, *cref;
-      CK(cudaMalloc(&a, ea * 4 * nsets));
-      CK(cudaMalloc(&b, eb * 4 * nsets));
-      CK(cudaMalloc(&c, ec * 4 * nsets));
-      CK(cudaMalloc(&cref, ec * 4));
-      {
-        std::vector<float> hv(std::max(ea, ec));
-        uint32_t s = 777u + m;
-        auto rnd = [&] { s = s * 1664525u + 1013904223u; return float(int(s >> 9) % 2001 - 1000) / 1000.f + 0.0005f; };
-        for (auto& v : hv) v = rnd();
-        for (int i = 0; i < nsets; ++i) {
-          CK(cudaMemcpy(a + ea * i, hv.data(), ea * 4, cudaMemcpyHostToDevice));
-          CK(cudaMemcpy(b + eb * i, hv.data() + 7, eb * 4, cudaMemcpyHostToDevice));
-          CK(cudaMemcpy(c + ec * i, hv.data(), ec * 4, cudaMemcpyHostToDevice));
-        }
-      }
+      const probe_smallk::Sets d(m, n, K, 0);
+      const int nsets = d.count;
+      const size_t ea = d.ea, eb = d.eb, ec = d.ec;
+      float *a = d.a, *b = d.b, *c = d.c;
       const float alpha = 1.f;
-      auto cub = [&](int i) {
-        if (cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, m, n, K, &alpha, a + ea * i, m, b + eb * i, n, &beta, c + ec * i, m) !=
-            CUBLAS_STATUS_SUCCESS)
-          std::abort();
-      };
-      auto lib = [&](int i) {
-        myblas::GemmProblem p;
-        p.ta = myblas::Op::N;
-        p.tb = myblas::Op::T;
-        p.m = m;
-        p.n = n;
-        p.k = K;
-        p.alpha = alpha;
-        p.beta = beta;
-        p.a = a + ea * i;
-        p.b = b + eb * i;
-        p.c = c + ec * i;
-        p.lda = m;
-        p.ldb = n;
-        p.ldc = m;
-        p.mem_a = p.mem_b = p.mem_c = myblas::Mem::device;
-        CK(myblas::sgemm_run(myblas::SgemmKernel::smallk_panel_pre, p, nullptr));
-      };
+      auto cub = [&](int i) { probe_smallk::cublas_nt(h, d, i, alpha, beta); };
+      auto lib = [&](int i) { probe_smallk::smallk_panel_pre_nt(d, i, alpha, beta); };
       // Reference: cuBLAS from set 0's C (restored before each check).
-      std::vector<float> c0(ec), want(ec), got(ec);
+      std::vector<float> c0(ec), want(ec);
       CK(cudaMemcpy(c0.data(), c, ec * 4, cudaMemcpyDeviceToHost));
       cub(0);
       CK(cudaMemcpy(want.data(), c, ec * 4, cudaMemcpyDeviceToHost));
-      auto check = [&](const char* name, auto run) {
-        CK(cudaMemcpy(c, c0.data(), ec * 4, cudaMemcpyHostToDevice));
-        run(0);
-        CK(cudaDeviceSynchronize());
-        CK(cudaMemcpy(got.data(), c, ec * 4, cudaMemcpyDeviceToHost));
-        double worst = 0;
-        for (size_t i = 0; i < ec; ++i) worst = std::max(worst, std::fabs(double(got[i]) - want[i]) / (1.0 + std::fabs(want[i])));
-        if (!(worst < 1e-4)) {
-          std::printf("%s,%d,%d,%d,%.1f,FAILED (worst %.3g)\n", name, m, n, K, beta, worst);
-          return false;
-        }
-        return true;
-      };
+      auto check = [&](const char* name, auto run) { return probe_smallk::check(name, d, beta, false, c0, want, run); };
       const double tc = bench::time_calls(cub, nsets, reps, 2);
       std::printf("cublas,%d,%d,%d,%.1f,%.2f,1.000\n", m, n, K, beta, tc);
       if (check("smallk_panel_pre", lib)) {
@@ -217,10 +168,6 @@ int main(int argc, char** argv) {
         std::printf("quad3,%d,%d,%d,%.1f,%.2f,%.3f\n", m, n, K, beta, t, tc / t);
       }
       std::fflush(stdout);
-      CK(cudaFree(a));
-      CK(cudaFree(b));
-      CK(cudaFree(c));
-      CK(cudaFree(cref));
     }
   cublasDestroy(h);
   return 0;
