@@ -2,6 +2,10 @@
 // device-side view of a validated GemmProblem, the 16-byte alignment test that decides
 // between vector and scalar loads, and the L2 block swizzle. CUDA sources only.
 #pragma once
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 #include "core/problem.h"
@@ -55,5 +59,25 @@ __device__ __forceinline__ TileCoord swizzled_tile(int pid, int tiles_m, int til
   const int rows = min(tiles_m - first_m, group);
   return {first_m + (pid % per_group) % rows, (pid % per_group) / rows};
 }
+
+// Raises a kernel's dynamic shared memory limit to `bytes` once per device: CUDA keeps the limit
+// per device, and a per-call cudaFuncSetAttribute would add host time to every call. One object
+// per kernel (a function-local static in its launcher).
+class SmemLimitOnce {
+ public:
+  cudaError_t set(const void* kernel, size_t bytes) {
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return e;
+    if (dev >= 0 && dev < kDevices && done_[dev].load(std::memory_order_acquire)) return cudaSuccess;
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
+    if (e == cudaSuccess && dev >= 0 && dev < kDevices) done_[dev].store(true, std::memory_order_release);
+    return e;
+  }
+
+ private:
+  static constexpr int kDevices = 64;
+  std::atomic<bool> done_[kDevices] = {};
+};
 
 }  // namespace myblas

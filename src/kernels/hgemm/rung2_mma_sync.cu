@@ -305,8 +305,8 @@ cudaError_t launch_cfg(const Args& g, cudaStream_t s) {
   constexpr int kThreads = WARPS_M * WARPS_N * 32;
   const size_t smem = size_t(STAGES) * (TM + TN) * BK * sizeof(__half);
   auto kernel = hgemm_mma_sync<TM, TN, WARPS_M, WARPS_N, BK, STAGES, KCX, KCY, VEC>;
-  static const cudaError_t attr =
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+  static SmemLimitOnce limit;
+  const cudaError_t attr = limit.set(reinterpret_cast<const void*>(kernel), smem);
   if (attr != cudaSuccess) return attr;
   const int blocks = ((g.m + TM - 1) / TM) * ((g.n + TN - 1) / TN);
   kernel<<<blocks, kThreads, smem, s>>>(g);

@@ -279,24 +279,6 @@ __device__ __forceinline__ void load_s_chunk_async(const SkinnyArgs& g, float* s
   if (COMMIT) cp_async_commit();
 }
 
-// Raises a kernel's dynamic shared memory limit to `bytes` once per device (a per-call
-// cudaFuncSetAttribute would add host time to every call). One object per kernel.
-class SmemLimitOnce {
- public:
-  cudaError_t set(const void* kernel, size_t bytes) {
-    int dev = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e != cudaSuccess) return e;
-    if (dev >= 0 && dev < kDevices && done_[dev].load(std::memory_order_acquire)) return cudaSuccess;
-    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
-    if (e == cudaSuccess && dev >= 0 && dev < kDevices) done_[dev].store(true, std::memory_order_release);
-    return e;
-  }
-
- private:
-  static constexpr int kDevices = 64;
-  std::atomic<bool> done_[kDevices] = {};
-};
 // Adds the block's WARPS partial sums of OUT outputs, laid out warp after warp in red, into
 // red[0, OUT) in warp order (the same order every run). Every thread of the block calls it,
 // after a barrier that makes every warp's sums visible.

@@ -114,8 +114,8 @@ struct Launch {
   static cudaError_t launch(const Args& g, cudaStream_t s) {
     const size_t smem = size_t(STAGES) * kStageFloats * sizeof(float);
     auto kernel = sgemm_pipelined_128x128x16<LA, LB, STAGES>;
-    static const cudaError_t attr =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+    static SmemLimitOnce limit;
+    const cudaError_t attr = limit.set(reinterpret_cast<const void*>(kernel), smem);
     if (attr != cudaSuccess) return attr;
     const int blocks = ((g.m + BM - 1) / BM) * ((g.n + BN - 1) / BN);
     kernel<<<blocks, kThreads, smem, s>>>(g);

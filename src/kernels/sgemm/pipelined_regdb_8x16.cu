@@ -410,8 +410,8 @@ struct Launch {
   static cudaError_t launch(const Args& g, cudaStream_t s) {
     constexpr int BM = C::kWarpsM * kWarpTile, BN = C::kWarpsN * kWarpTile;
     auto kernel = sgemm_pipelined_regdb<C, LA, LB>;
-    static const cudaError_t attr =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
+    static SmemLimitOnce limit;
+    const cudaError_t attr = limit.set(reinterpret_cast<const void*>(kernel), C::kSmemBytes);
     if (attr != cudaSuccess) return attr;
     const int blocks = ((g.m + BM - 1) / BM) * ((g.n + BN - 1) / BN);
     kernel<<<blocks, C::kThreads, C::kSmemBytes, s>>>(g);

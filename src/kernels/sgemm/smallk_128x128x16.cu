@@ -204,8 +204,8 @@ struct Launch {
   static cudaError_t launch(const Args& g, const SmallkPlan& plan, cudaStream_t s) {
     constexpr size_t smem = size_t(STAGES) * 2 * BK * LDS * sizeof(float);
     auto kernel = sgemm_smallk_128x128x16<LA, LB, BK, STAGES>;
-    static const cudaError_t attr =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+    static SmemLimitOnce limit;
+    const cudaError_t attr = limit.set(reinterpret_cast<const void*>(kernel), smem);
     if (attr != cudaSuccess) return attr;
     const int tiles = ((g.m + BM - 1) / BM) * ((g.n + BN - 1) / BN);
     int blocks = tiles;

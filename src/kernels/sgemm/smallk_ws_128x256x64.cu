@@ -298,8 +298,8 @@ cudaError_t run_nt(const GemmProblem& q, int sms, cudaStream_t s) {
   p.alpha = q.alpha;
   p.beta = q.beta;
   p.nh = q.k > HK ? 2 : 1;
-  static const cudaError_t attr =
-      cudaFuncSetAttribute(sgemm_smallk_ws, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmemBytes));
+  static SmemLimitOnce limit;
+  const cudaError_t attr = limit.set(reinterpret_cast<const void*>(sgemm_smallk_ws), kSmemBytes);
   if (attr != cudaSuccess) return attr;
   sgemm_smallk_ws<<<int(tiles < sms ? tiles : sms), kThreads, kSmemBytes, s>>>(ma, mb, mc, p);
   return cudaGetLastError();
