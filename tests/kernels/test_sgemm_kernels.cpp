@@ -285,7 +285,7 @@ TEST(SgemmSmallkTest, WarpSpecialised) {
         p.ta = ta == 'N' ? myblas::Op::N : myblas::Op::T;
         p.tb = tb == 'N' ? myblas::Op::N : myblas::Op::T;
         p.m = m, p.n = n, p.k = kk, p.lda = c.lda, p.ldb = c.ldb, p.ldc = c.ldc, p.alpha = c.alpha, p.beta = beta;
-        float dummy[4] __attribute__((aligned(16)));
+        alignas(16) float dummy[4];
         p.a = p.b = dummy;
         p.c = dummy;
         if (prop.major == 9) {
@@ -302,7 +302,7 @@ TEST(SgemmSmallkTest, WarpSpecialised) {
 // The cases smallk_ws hands to smallk_panel_pre, and that it says so.
 TEST(SgemmSmallkTest, WarpSpecialisedFallbacks) {
   REQUIRE_GPU();
-  float dummy[8] __attribute__((aligned(16)));
+  alignas(16) float dummy[8];
   myblas::GemmProblem p;
   p.ta = myblas::Op::N, p.tb = myblas::Op::T;
   p.m = 300, p.n = 300, p.k = 64, p.lda = 300, p.ldb = 300, p.ldc = 300, p.alpha = 1.f, p.beta = 0.f;
