@@ -29,11 +29,10 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include <atomic>
 #include <cstdint>
 
 #include "core/problem.h"
-#include "kernels/gemm_args.h"  // aligned16
+#include "kernels/gemm_args.h"  // aligned16, SmemLimitOnce
 #include "kernels/mbarrier.cuh"  // smem_u32, mbar_*, tma_load_2d
 #include "kernels/sm90.cuh"      // sm90a_ready, make_tensor_map_2d
 
@@ -245,34 +244,6 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 }
 
-// Raises the dynamic shared-memory limit of all four instantiations on the current device.
-cudaError_t allow_shared_memory() {
-  const void* kernels[] = {reinterpret_cast<const void*>(hgemm_wgmma_tma_kernel<false, false>),
-                           reinterpret_cast<const void*>(hgemm_wgmma_tma_kernel<false, true>),
-                           reinterpret_cast<const void*>(hgemm_wgmma_tma_kernel<true, false>),
-                           reinterpret_cast<const void*>(hgemm_wgmma_tma_kernel<true, true>)};
-  for (const void* k : kernels) {
-    const cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
-    if (e != cudaSuccess) return e;
-  }
-  return cudaSuccess;
-}
-
-// Per device: sm_90a code runs there (sm90a_ready; *sms its SM count) and the kernels'
-// shared-memory limit has been raised (once; a failure is cached).
-constexpr int kMaxDevices = 64;
-std::atomic<int> g_smem_raised[kMaxDevices];  // 0 not yet, 1 raised, 2 refused
-
-bool device_ready(int dev, int* sms) {
-  if (dev < 0 || dev >= kMaxDevices || !sm90a_ready(sms)) return false;
-  int raised = g_smem_raised[dev].load(std::memory_order_acquire);
-  if (!raised) {  // two threads may both raise it: the same attribute, set twice
-    raised = allow_shared_memory() == cudaSuccess ? 1 : 2;
-    g_smem_raised[dev].store(raised, std::memory_order_release);
-  }
-  return raised == 1;
-}
-
 // A 2-D FP16 tensor map: `inner` contiguous elements per line, `outer` lines `ld` elements apart,
 // boxes of box_inner x box_outer with the 128-byte swizzle; reads outside are zero-filled.
 bool make_map(CUtensorMap* map, const void* base, int inner, int outer, int64_t ld, int box_inner, int box_outer) {
@@ -282,7 +253,10 @@ bool make_map(CUtensorMap* map, const void* base, int inner, int outer, int64_t 
 
 template <bool kBtMN, bool kAtMN>
 cudaError_t launch_variant(const CUtensorMap& bt, const CUtensorMap& at, const Params& p, int grid, cudaStream_t s) {
-  hgemm_wgmma_tma_kernel<kBtMN, kAtMN><<<grid, kThreads, kSmemBytes, s>>>(bt, at, p);  // limit raised in device_ready
+  static SmemLimitOnce limit;
+  const cudaError_t e = limit.set(reinterpret_cast<const void*>(hgemm_wgmma_tma_kernel<kBtMN, kAtMN>), kSmemBytes);
+  if (e != cudaSuccess) return e;
+  hgemm_wgmma_tma_kernel<kBtMN, kAtMN><<<grid, kThreads, kSmemBytes, s>>>(bt, at, p);
   return cudaGetLastError();
 }
 
@@ -291,17 +265,13 @@ cudaError_t launch_variant(const CUtensorMap& bt, const CUtensorMap& at, const P
 const char* wgmma_tma_can_implement(const GemmProblem& p) {
   if (!aligned16(p.a) || !aligned16(p.b)) return "TMA needs 16-byte aligned A and B";
   if (p.lda % 8 || p.ldb % 8) return "TMA needs lda and ldb to be multiples of 8 (16-byte strides)";
-  int dev = -1, sms = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || !device_ready(dev, &sms))
-    return "needs a compute capability 9.0 device and a build with sm_90a code (wgmma, TMA)";
+  if (!sm90a_ready()) return "needs a compute capability 9.0 device and a build with sm_90a code (wgmma, TMA)";
   return nullptr;
 }
 
 cudaError_t launch_wgmma_tma(const GemmProblem& g, cudaStream_t s) {
-  int dev = -1, sms = 0;
-  cudaError_t e = cudaGetDevice(&dev);
-  if (e != cudaSuccess) return e;
-  if (!device_ready(dev, &sms)) return cudaErrorInvalidDeviceFunction;
+  int sms = 0;
+  if (!sm90a_ready(&sms)) return cudaErrorInvalidDeviceFunction;
   const bool bt_mn = g.tb == Op::T, at_mn = g.ta == Op::N;
   CUtensorMap bt, at;
   // op(B)^T, rows j of D: B 'N' is k x n (k contiguous), B 'T' is n x k (n contiguous).
