@@ -139,6 +139,38 @@ __device__ __forceinline__ void mma_tile_8x8(const float* as, const float* bs, L
   }
 }
 
+// The 8x16 lane patch (pipelined_regdb_8x16, smallk_ws_128x256x64): a lane owns 8 rows
+// (row0 + {0..3, 32..35}) x 16 columns (col0 + 16c + {0..3}) of C.
+constexpr int kPatchM = 8, kPatchN = 16;
+
+// The fragments of k step q of shared-memory panels as[l*LDA + i], bs[l*LDB + j] (as and bs at
+// the lane's row0 and col0): 2 float4 of A (rows +0, +32) and 4 of B (columns +16c). The 8 lanes
+// sharing a value of lane/8 read 128 contiguous bytes of A, the 4 groups of 8 lanes 64
+// contiguous bytes of B (broadcasts, no bank conflicts).
+template <int LDA, int LDB>
+__device__ __forceinline__ void load_frag_8x16(const float* as, const float* bs, int q, float (&a)[kPatchM],
+                                               float (&b)[kPatchN]) {
+#pragma unroll
+  for (int h = 0; h < kPatchM / 4; ++h) {
+    const float4 v = *reinterpret_cast<const float4*>(as + q * LDA + 32 * h);
+    a[4 * h] = v.x, a[4 * h + 1] = v.y, a[4 * h + 2] = v.z, a[4 * h + 3] = v.w;
+  }
+#pragma unroll
+  for (int c = 0; c < kPatchN / 4; ++c) {
+    const float4 v = *reinterpret_cast<const float4*>(bs + q * LDB + 16 * c);
+    b[4 * c] = v.x, b[4 * c + 1] = v.y, b[4 * c + 2] = v.z, b[4 * c + 3] = v.w;
+  }
+}
+
+// acc += a (8) x b (16), the outer product of one k step.
+__device__ __forceinline__ void outer_8x16(const float (&a)[kPatchM], const float (&b)[kPatchN],
+                                           float (&acc)[kPatchM][kPatchN]) {
+#pragma unroll
+  for (int r = 0; r < kPatchM; ++r)
+#pragma unroll
+    for (int c = 0; c < kPatchN; ++c) acc[r][c] = fmaf(a[r], b[c], acc[r][c]);
+}
+
 // Writes a lane's 8x8 patch of the block tile at (bm, bn): float4 down each column when C's
 // columns are 16-byte aligned (vec) and the four rows are inside C, else element by element.
 __device__ __forceinline__ void store_tile_8x8(const Args& g, const float (&acc)[8][8], int bm,

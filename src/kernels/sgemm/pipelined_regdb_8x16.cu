@@ -56,7 +56,7 @@ namespace sgemm_detail {
 namespace {
 
 constexpr int kWarpTile = 64;   // warp tile: 64 (m) x 64 (n), lanes 8 (m) x 4 (n)
-constexpr int TM = 8, TN = 16;  // lane tile
+constexpr int TM = kPatchM, TN = kPatchN;  // lane tile (common.cuh's 8x16 patch)
 constexpr int kGroupM = 8;      // tile rows per swizzle group
 
 // Operand layouts: common.cuh Layout.
@@ -244,31 +244,6 @@ struct Config {
   static_assert(STAGES >= 2, "at least one stage in flight");
 };
 
-// acc += a (TM) x b (TN), outer product of one k step.
-__device__ __forceinline__ void outer(const float (&a)[TM], const float (&b)[TN], float (&acc)[TM][TN]) {
-#pragma unroll
-  for (int r = 0; r < TM; ++r)
-#pragma unroll
-    for (int c = 0; c < TN; ++c) acc[r][c] = fmaf(a[r], b[c], acc[r][c]);
-}
-
-// The fragments of k step q: 2 float4 of A (rows row0, row0+32) and 4 of B (columns col0 + 16c);
-// the 8 lanes sharing a value of lane/8 read 128 contiguous bytes of A, the 4 groups of 8 lanes
-// 64 contiguous bytes of B (broadcasts, no bank conflicts).
-template <int LDA, int LDB>
-__device__ __forceinline__ void load_frag(const float* as, const float* bs, int q, float (&a)[TM], float (&b)[TN]) {
-#pragma unroll
-  for (int h = 0; h < TM / 4; ++h) {
-    const float4 v = *reinterpret_cast<const float4*>(as + q * LDA + 32 * h);
-    a[4 * h] = v.x, a[4 * h + 1] = v.y, a[4 * h + 2] = v.z, a[4 * h + 3] = v.w;
-  }
-#pragma unroll
-  for (int c = 0; c < TN / 4; ++c) {
-    const float4 v = *reinterpret_cast<const float4*>(bs + q * LDB + 16 * c);
-    b[4 * c] = v.x, b[4 * c + 1] = v.y, b[4 * c + 2] = v.z, b[4 * c + 3] = v.w;
-  }
-}
-
 // One block's whole product, for a block inside C (EDGE false) or one that passes m or n.
 template <class C, Layout LA, Layout LB, bool EDGE>
 __device__ __forceinline__ void block_gemm(const Args& g, float* smem, int bm, int bn) {
@@ -316,7 +291,7 @@ __device__ __forceinline__ void block_gemm(const Args& g, float* smem, int bm, i
 
   cp_async_wait<STAGES - 1>();  // stage 0 has landed (this thread's copies)
   __syncthreads();              // ... everyone's
-  load_frag<C::LDA, C::LDB>(as0, bs0, 0, af[0], bf[0]);
+  load_frag_8x16<C::LDA, C::LDB>(as0, bs0, 0, af[0], bf[0]);
 
   // Stage kt: BK k steps; at the last one, wait for stage kt+1, load its first fragments and (in
   // the first loop) refill stage kt's buffer with stage kt + STAGES. Every thread has read stage
@@ -341,7 +316,7 @@ __device__ __forceinline__ void block_gemm(const Args& g, float* smem, int bm, i
         cp_async_wait<STAGES - 2>();
         __syncthreads();
         const int next = ((kt + 1) % STAGES) * C::kStageFloats;
-        load_frag<C::LDA, C::LDB>(as0 + next, bs0 + next, 0, af[(q + 1) % 2], bf[(q + 1) % 2]);
+        load_frag_8x16<C::LDA, C::LDB>(as0 + next, bs0 + next, 0, af[(q + 1) % 2], bf[(q + 1) % 2]);
         if (!SPREAD) {
           if (decltype(issue_next)::value) {
             la.template issue<EDGE, false>(off * 4, BK);
@@ -350,7 +325,7 @@ __device__ __forceinline__ void block_gemm(const Args& g, float* smem, int bm, i
           cp_async_commit();
         }
       } else {
-        load_frag<C::LDA, C::LDB>(as0 + off, bs0 + off, q + 1, af[(q + 1) % 2], bf[(q + 1) % 2]);
+        load_frag_8x16<C::LDA, C::LDB>(as0 + off, bs0 + off, q + 1, af[(q + 1) % 2], bf[(q + 1) % 2]);
         if (SPREAD && decltype(issue_next)::value) {
 #pragma unroll
           for (int c = 0; c < kChunks; ++c) {
@@ -360,7 +335,7 @@ __device__ __forceinline__ void block_gemm(const Args& g, float* smem, int bm, i
           }
         }
       }
-      outer(af[q % 2], bf[q % 2], acc);
+      outer_8x16(af[q % 2], bf[q % 2], acc);
     }
   };
   int kt = 0;

@@ -51,6 +51,7 @@
 #include "kernels/gemm_args.h"
 #include "kernels/mbarrier.cuh"
 #include "kernels/sgemm.h"
+#include "kernels/sgemm/common.cuh"  // the 8x16 lane patch (load_frag_8x16, outer_8x16)
 #include "kernels/sgemm/smallk.cuh"
 #include "kernels/sgemv/common.cuh"  // the kernels' stream-ordered scratch pool (scratch_free)
 #include "kernels/sm90.cuh"
@@ -66,7 +67,7 @@ constexpr int kStageF = kAF + kBF;
 constexpr int kCF = 128 * 128;                   // one group's C (64 KB)
 constexpr int kThreads = 384;                    // producer group + two consumer groups
 constexpr int kConsumerWarps = 8;
-constexpr int TM = 8, TN = 16;                   // lane patch
+constexpr int TM = kPatchM, TN = kPatchN;        // lane patch (common.cuh's 8x16)
 constexpr size_t kBars = 2 * kSlots + 3;         // full[3], empty[3], cempty, cfull[2]
 constexpr size_t kSmemBytes = (size_t(kSlots) * kStageF + kCF) * 4 + kBars * 8 + 1024;  // + alignment
 static_assert(BN == 2 * 128 && BM == 128, "two consumer groups, each a 128 x 128 half of the tile");
@@ -88,28 +89,6 @@ __device__ __forceinline__ void named_arrive(int id, int count) {
 }
 __device__ __forceinline__ void named_sync(int id, int count) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
-}
-
-// The fragments of one k step at rows as (2 float4 of A: rows +0, +32) and bs (4 float4 of B:
-// columns +16c). The 8 lanes sharing lane/8 read 128 contiguous bytes of A, the 4 groups of 8
-// lanes 64 contiguous bytes of B: broadcasts, no bank conflicts.
-__device__ __forceinline__ void load_frag(const float* as, const float* bs, float (&a)[TM], float (&b)[TN]) {
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const float4 v = *reinterpret_cast<const float4*>(as + 32 * h);
-    a[4 * h] = v.x, a[4 * h + 1] = v.y, a[4 * h + 2] = v.z, a[4 * h + 3] = v.w;
-  }
-#pragma unroll
-  for (int c = 0; c < 4; ++c) {
-    const float4 v = *reinterpret_cast<const float4*>(bs + 16 * c);
-    b[4 * c] = v.x, b[4 * c + 1] = v.y, b[4 * c + 2] = v.z, b[4 * c + 3] = v.w;
-  }
-}
-__device__ __forceinline__ void outer(const float (&a)[TM], const float (&b)[TN], float (&acc)[TM][TN]) {
-#pragma unroll
-  for (int r = 0; r < TM; ++r)
-#pragma unroll
-    for (int c = 0; c < TN; ++c) acc[r][c] = fmaf(a[r], b[c], acc[r][c]);
 }
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
@@ -193,7 +172,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     auto stage_b = [&](int j) { return smem + (j % kSlots) * kStageF + kAF + col0; };
     const int j0 = nh * i;
     mbar_wait(full(j0 % kSlots), (j0 / kSlots) & 1);
-    load_frag(stage_a(j0), stage_b(j0), af[0], bf[0]);
+    load_frag_8x16<BM, BN>(stage_a(j0), stage_b(j0), 0, af[0], bf[0]);
 #pragma unroll 1
     for (int h = 0; h < nh; ++h) {
       const int j = j0 + h;
@@ -209,9 +188,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         const float* bn = last ? (more ? stage_b(j + 1) : bs) : bs + (q0 + 8) * BN;
 #pragma unroll
         for (int e = 0; e < 8; ++e) {
-          if (e < 7) load_frag(as + (q0 + e + 1) * BM, bs + (q0 + e + 1) * BN, af[(e + 1) % 2], bf[(e + 1) % 2]);
-          else load_frag(an, bn, af[0], bf[0]);
-          outer(af[e % 2], bf[e % 2], acc);
+          if (e < 7)
+            load_frag_8x16<BM, BN>(as + (q0 + e + 1) * BM, bs + (q0 + e + 1) * BN, 0, af[(e + 1) % 2], bf[(e + 1) % 2]);
+          else load_frag_8x16<BM, BN>(an, bn, 0, af[0], bf[0]);
+          outer_8x16(af[e % 2], bf[e % 2], acc);
         }
         if (wg == 0 && i == 0 && h * HK + q0 == nh * HK / 2) named_arrive(1, 256);
       }
