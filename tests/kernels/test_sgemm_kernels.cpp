@@ -82,17 +82,8 @@ bool must_refuse(SgemmKernel k, const Case& c) {
   }
 }
 
-void run_case(SgemmKernel k, const Case& c, int* ran) {
-  SCOPED_TRACE(std::string(myblas::sgemm_kernel_name(k)) + " " + c.str() + " seed " +
-               std::to_string(mbtest::test_seed()));
-  std::mt19937_64 rng(mbtest::test_seed() ^ (uint64_t(c.m) * 7919u + uint64_t(c.n) * 104729u +
-                                             uint64_t(c.k) * 31u + uint64_t(c.ta) * 3u + c.tb));
-  const int ar = c.ta == 'N' ? c.m : c.k, ac = c.ta == 'N' ? c.k : c.m;
-  const int br = c.tb == 'N' ? c.k : c.n, bc = c.tb == 'N' ? c.n : c.k;
-  mbtest::Matrix a(ar, ac, c.lda, rng), b(br, bc, c.ldb, rng), cm(c.m, c.n, c.ldc, rng);
-  const mbtest::Matrix c0 = cm;
-  if (c.beta == 0.f) cm.fill_nan();
-
+// The case as a device-pointer problem, without its operands (the caller sets a, b and c).
+myblas::GemmProblem problem_of(const Case& c) {
   myblas::GemmProblem p;
   p.ta = c.ta == 'N' ? myblas::Op::N : myblas::Op::T;
   p.tb = c.tb == 'N' ? myblas::Op::N : myblas::Op::T;
@@ -105,7 +96,21 @@ void run_case(SgemmKernel k, const Case& c, int* ran) {
   p.ldb = c.ldb;
   p.ldc = c.ldc;
   p.mem_a = p.mem_b = p.mem_c = myblas::Mem::device;
+  return p;
+}
 
+void run_case(SgemmKernel k, const Case& c, int* ran) {
+  SCOPED_TRACE(std::string(myblas::sgemm_kernel_name(k)) + " " + c.str() + " seed " +
+               std::to_string(mbtest::test_seed()));
+  std::mt19937_64 rng(mbtest::test_seed() ^ (uint64_t(c.m) * 7919u + uint64_t(c.n) * 104729u +
+                                             uint64_t(c.k) * 31u + uint64_t(c.ta) * 3u + c.tb));
+  const int ar = c.ta == 'N' ? c.m : c.k, ac = c.ta == 'N' ? c.k : c.m;
+  const int br = c.tb == 'N' ? c.k : c.n, bc = c.tb == 'N' ? c.n : c.k;
+  mbtest::Matrix a(ar, ac, c.lda, rng), b(br, bc, c.ldb, rng), cm(c.m, c.n, c.ldc, rng);
+  const mbtest::Matrix c0 = cm;
+  if (c.beta == 0.f) cm.fill_nan();
+
+  myblas::GemmProblem p = problem_of(c);
   DevBuf da(a.buf, c.offset), db(b.buf, c.offset), dc(cm.buf, c.offset);
   p.a = da.ptr + mbtest::Matrix::kPad;
   p.b = db.ptr + mbtest::Matrix::kPad;
@@ -281,10 +286,7 @@ TEST(SgemmSmallkTest, WarpSpecialised) {
         auto ld = [&](int rows) { return rows % 4 ? rows + 4 - rows % 4 + 4 : rows + 4 * (v % 3 == 2); };
         ++v;
         const Case c{ta, tb, m, n, kk, ld(ta == 'N' ? m : kk), ld(tb == 'N' ? kk : n), ld(m), -1.f, beta, 0};
-        myblas::GemmProblem p;
-        p.ta = ta == 'N' ? myblas::Op::N : myblas::Op::T;
-        p.tb = tb == 'N' ? myblas::Op::N : myblas::Op::T;
-        p.m = m, p.n = n, p.k = kk, p.lda = c.lda, p.ldb = c.ldb, p.ldc = c.ldc, p.alpha = c.alpha, p.beta = beta;
+        myblas::GemmProblem p = problem_of(c);  // with 16-byte aligned stand-ins for the operands
         alignas(16) float dummy[4];
         p.a = p.b = dummy;
         p.c = dummy;
