@@ -25,7 +25,7 @@ cudaError_t launch_smallk(const GemmProblem& p, const SmallkPlan& plan, cudaStre
 cudaError_t launch_smallk_panel(const GemmProblem& p, bool pretranspose, cudaStream_t s);
 // The operands of p contiguous along k (A T, B N) rewritten contiguous along m or n (leading
 // dimensions rounded up to multiples of 4) into scratch from the kernels' stream-ordered pool, by
-// one small transpose kernel each, so that *q is p as NT. True when it took scratch: *err is then
+// one transpose launch for both, so that *q is p as NT. True when it took scratch: *err is then
 // the transposes' launch error and the caller frees *scratch (sgemv_detail::scratch_free) after
 // its own launches. False, with nothing taken, when no operand is k-contiguous, k > 1024, an
 // operand would pass 64 MiB, or the allocation fails.

@@ -351,21 +351,64 @@ cudaError_t launch_panel(const Args& g, cudaStream_t s) {
   return launch_panel_as<KA, KB, SHORT, false>(g, tiles, s);
 }
 
-// out[p + l*ldo] = x[l + p*ld] for p < P, l < K: a k-contiguous operand rewritten contiguous
-// along p. 32x32 tiles through shared memory (padded a column: no bank conflicts either way);
-// a warp reads 32 consecutive k of one row of x and writes 32 consecutive p of one k.
-__global__ __launch_bounds__(256) void transpose_to_pcontig(const float* __restrict__ x, int64_t ld, int P, int K,
-                                                            float* __restrict__ out, int64_t ldo) {
-  __shared__ float tile[32][33];
-  const int p0 = blockIdx.x * 32, l0 = blockIdx.y * 32;
-  for (int j = threadIdx.y; j < 32; j += 8) {
-    const int p = p0 + j, l = l0 + threadIdx.x;
-    if (p < P && l < K) tile[j][threadIdx.x] = x[l + int64_t(p) * ld];
+// One k-contiguous operand's transpose: out[p + l*ldo] = x[l + p*ld] for p < P, l < K.
+struct TransposeJob {
+  const float* x;
+  int64_t ld;
+  int P;
+  float* out;
+  int64_t ldo;
+};
+
+// The k-contiguous operands of one product rewritten contiguous along p, both in one launch
+// (blocks [0, blocks0) take j0, the rest j1; blockIdx.y walks k). Tiles of 64 p x 64 k through
+// shared memory: each thread's four 16-byte reads along k are in flight at once (VEC: x 16-byte
+// aligned and ld a multiple of 4, else 4-byte reads), and a warp's writes are 32 consecutive p of
+// one k. One launch for both operands instead of a 32 x 32 scalar kernel each: TN 8192^2 x 64
+// smallk_ws 231-237 us against 238-245 (bench/results/h100-sgemm-smallk-v10-2026-11-27.md).
+template <bool VEC>
+__global__ __launch_bounds__(256) void transpose_pair(TransposeJob j0, TransposeJob j1, int blocks0, int K) {
+  __shared__ float tile[64][65];  // [k][p], a column of padding: conflict-free both ways
+  const bool first = int(blockIdx.x) < blocks0;
+  // Field by field (a reference to either parameter would copy both to the stack).
+  const float* x = first ? j0.x : j1.x;
+  float* out = first ? j0.out : j1.out;
+  const int64_t ld = first ? j0.ld : j1.ld, ldo = first ? j0.ldo : j1.ldo;
+  const int P = first ? j0.P : j1.P;
+  const int p0 = (first ? int(blockIdx.x) : int(blockIdx.x) - blocks0) * 64, l0 = blockIdx.y * 64;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  // Reads: a warp takes 4 rows p x 32 k (8 lanes a row, 128 contiguous bytes each).
+  const int q = lane % 8 + 8 * (warp % 2), pr = lane / 8 + 4 * (warp / 2);
+  float4 v[4];
+#pragma unroll
+  for (int it = 0; it < 4; ++it) {
+    const int p = p0 + pr + 16 * it, l = l0 + 4 * q;
+    const float* src = x + l + int64_t(p) * ld;
+    if (VEC && p < P && l + 3 < K) {
+      v[it] = *reinterpret_cast<const float4*>(src);
+    } else {
+      const bool row = p < P;
+      v[it].x = row && l < K ? src[0] : 0.f;
+      v[it].y = row && l + 1 < K ? src[1] : 0.f;
+      v[it].z = row && l + 2 < K ? src[2] : 0.f;
+      v[it].w = row && l + 3 < K ? src[3] : 0.f;
+    }
+  }
+#pragma unroll
+  for (int it = 0; it < 4; ++it) {
+    const int pp = pr + 16 * it;
+    tile[4 * q][pp] = v[it].x;
+    tile[4 * q + 1][pp] = v[it].y;
+    tile[4 * q + 2][pp] = v[it].z;
+    tile[4 * q + 3][pp] = v[it].w;
   }
   __syncthreads();
-  for (int j = threadIdx.y; j < 32; j += 8) {
-    const int l = l0 + j, p = p0 + threadIdx.x;
-    if (p < P && l < K) out[p + int64_t(l) * ldo] = tile[threadIdx.x][j];
+  // Writes: a warp stores 32 consecutive p of one k (128 contiguous bytes).
+  const int pp = lane + 32 * (warp % 2);
+#pragma unroll
+  for (int it = 0; it < 16; ++it) {
+    const int kk = warp / 2 + 4 * it, p = p0 + pp, l = l0 + kk;
+    if (p < P && l < K) out[p + int64_t(l) * ldo] = tile[kk][pp];
   }
 }
 
@@ -392,21 +435,17 @@ bool pretranspose_to_nt(const GemmProblem& p, GemmProblem* q, float** scratch, c
     return false;
   }
   *q = p;
-  // x[l + p*ld] (P x k, k-contiguous) into out, contiguous along P with leading dimension ldo.
-  auto transpose = [&](const void* x, int64_t ld, int P, float* out, int64_t ldo) {
-    transpose_to_pcontig<<<dim3((P + 31) / 32, (p.k + 31) / 32), dim3(32, 8), 0, s>>>(static_cast<const float*>(x), ld, P,
-                                                                                      p.k, out, ldo);
-    return cudaGetLastError();
-  };
-  *err = cudaSuccess;
-  if (ka) {
-    *err = transpose(p.a, p.lda, p.m, *scratch, ldo_a);
-    q->ta = Op::N, q->a = *scratch, q->lda = ldo_a;
-  }
-  if (kb && *err == cudaSuccess) {
-    *err = transpose(p.b, p.ldb, p.n, *scratch + fa, ldo_b);
-    q->tb = Op::T, q->b = *scratch + fa, q->ldb = ldo_b;
-  }
+  const TransposeJob ja{static_cast<const float*>(p.a), p.lda, p.m, *scratch, ldo_a};
+  const TransposeJob jb{static_cast<const float*>(p.b), p.ldb, p.n, *scratch + fa, ldo_b};
+  const int ba = ka ? (p.m + 63) / 64 : 0, bb = kb ? (p.n + 63) / 64 : 0;
+  const bool vec = (!ka || (aligned16(p.a) && p.lda % 4 == 0)) && (!kb || (aligned16(p.b) && p.ldb % 4 == 0));
+  const dim3 grid(ba + bb, (p.k + 63) / 64);
+  const TransposeJob& j0 = ka ? ja : jb;
+  if (vec) transpose_pair<true><<<grid, 256, 0, s>>>(j0, jb, ka ? ba : bb, p.k);
+  else transpose_pair<false><<<grid, 256, 0, s>>>(j0, jb, ka ? ba : bb, p.k);
+  *err = cudaGetLastError();
+  if (ka) q->ta = Op::N, q->a = *scratch, q->lda = ldo_a;
+  if (kb) q->tb = Op::T, q->b = *scratch + fa, q->ldb = ldo_b;
   return true;
 }
 
