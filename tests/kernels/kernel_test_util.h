@@ -4,6 +4,8 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,34 @@ struct DevBuf {
     EXPECT_EQ(cudaMemcpy(host->data(), ptr, count * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
   }
 };
+
+// MYBLAS_TEST_EVERY_DEVICE=1 with --gtest_repeat=N --gtest_recreate_environments_when_repeating=1
+// (without it gtest sets environments up once): repeat i runs every test on device i, all in
+// one process, so that what a launcher keeps per device (its raised shared-memory limit, the SM
+// count, the tensor-map probe, the scratch pool) is set up on each device in turn; a launcher
+// that kept it per process would fail on the second. With fewer than two devices every repeat
+// is skipped, and repeats past the last device are too, saying why ("needs two CUDA devices").
+class EveryDevice : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    const int i = repeat_++;
+    if (!std::getenv("MYBLAS_TEST_EVERY_DEVICE")) return;
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+    if (count < 2 || i >= count) {
+      std::printf("MYBLAS_TEST_EVERY_DEVICE: repeat %d skipped: needs two CUDA devices, found %d\n", i, count);
+      GTEST_SKIP() << "needs two CUDA devices, found " << count;
+    }
+    ASSERT_EQ(cudaSetDevice(i), cudaSuccess);
+    cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, i) == cudaSuccess)
+      std::printf("MYBLAS_TEST_EVERY_DEVICE: repeat %d runs on device %d (%s)\n", i, i, prop.name);
+  }
+
+ private:
+  int repeat_ = 0;
+};
+inline ::testing::Environment* const kEveryDevice = ::testing::AddGlobalTestEnvironment(new EveryDevice);
 
 }  // namespace kernel_test
 
