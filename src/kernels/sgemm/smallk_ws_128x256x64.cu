@@ -35,7 +35,8 @@
 //   store made ptxas spill and ran slower too (v9, sections 6 and 7).
 // Measured on the H100 (bench/results/h100-sgemm-smallk-v9-2026-11-26.md, sections 3-5): 8192^2 x
 // 64, beta 0.5, NT 221-230 us, TT 225-239, NN 230-238, TN 236-248 (1.32-1.47x cuBLAS; 1-6% faster
-// than smallk_panel_pre in the same processes); beta 0 NN 215-225. Reading and writing C alone
+// than smallk_panel_pre in the same processes); beta 0 NN 215-225. TN 231-237 once both operands'
+// transposes ran in one launch (v10, one machine). ncu (v10): 59% FFMA, 72% issue, 70% DRAM. Reading and writing C alone
 // takes 195 us on this card.
 //
 // k <= 64 (sgemm_can_implement). Requirements (else launch_smallk_ws runs smallk_panel_pre): an
