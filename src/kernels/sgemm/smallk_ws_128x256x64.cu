@@ -99,8 +99,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     sgemm_smallk_ws(const __grid_constant__ CUtensorMap ma, const __grid_constant__ CUtensorMap mb,
                     const __grid_constant__ CUtensorMap mc, Params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  extern __shared__ unsigned char smem_raw[];
-  float* smem = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  // Rounded up to 1024 bytes by an offset into the shared array itself, so that the compiler
+  // still knows every access below is to shared memory. (Rebuilt from an integer, the pointer was
+  // generic: every fragment and C read was a generic LD.E instead of LDS; ncu, v11.)
+  float* smem = reinterpret_cast<float*>(smem_raw + ((1024u - (smem_u32(smem_raw) & 1023u)) & 1023u));
   float* cbuf = smem + kSlots * kStageF;
   uint64_t* bars = reinterpret_cast<uint64_t*>(cbuf + kCF);
   auto full = [&](int s) { return smem_u32(bars + s); };
