@@ -109,6 +109,8 @@ __global__ __launch_bounds__(kThreads, 1) void smallk_ws(const __grid_constant__
                                                          const __grid_constant__ CUtensorMap mc, float* __restrict__ c,
                                                          int ldc, int m, int n, float alpha, float beta) {
   extern __shared__ unsigned char raw[];
+  // (Kept as measured in v9. Rebuilt from an integer this pointer is generic, so its shared reads
+  // are generic loads; the library kernel rounds by an offset into the array instead, v11.)
   float* smem = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~uintptr_t(1023));
   uint64_t* bars = reinterpret_cast<uint64_t*>(smem + STAGES * kStageFloats);  // full[s], then empty[s]
   if (threadIdx.x == 0) {
@@ -332,6 +334,8 @@ __global__ __launch_bounds__(kThreads, 1) void smallk_ws2(const __grid_constant_
   using R = Ring<HK>;
   constexpr int kRing = R::kSlots, kHalfFloats = R::kStage, kHAFloats = R::kA, NH = R::kNH;
   extern __shared__ unsigned char raw[];
+  // (Kept as measured in v9. Rebuilt from an integer this pointer is generic, so its shared reads
+  // are generic loads; the library kernel rounds by an offset into the array instead, v11.)
   float* smem = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~uintptr_t(1023));
   float* cbuf = smem + kRing * kHalfFloats;
   // full[3], empty[3], cempty, cfull[2]: a barrier of C's arrival per group, since a group may

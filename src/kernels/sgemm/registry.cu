@@ -118,9 +118,10 @@ const char* sgemm_can_implement(SgemmKernel k, const GemmProblem& p) {
 // - smallk_ws (bench/results/h100-sgemm-smallk-v9-2026-11-26.md) in smallk_panel_pre's place for
 //   k <= 64, on three machines: 8192^2 x 64 beta 0.5 NN 230-238 us against 240-246, NT 221-230
 //   against 234-238, TN 236-248 against 247-253, TT 225-239 against 241-246; beta 0 NN 215-225
-//   against 232-238; 8000^2 x 64 227-236 against 243-249. At 4096^2 x 64 it is even with
+//   against 232-238; 8000^2 x 64 227-236 against 243-249. At 4096^2 x 64 it was even with
 //   smallk_panel (71-75 us), and at 2048^2 x 64 (64 tiles of 128 x 256 for 132 SMs) 20-40%
-//   slower, so the short calls keep smallk_panel.
+//   slower, so the short calls keep smallk_panel. Since v11 (its shared reads made LDS) it runs
+//   8192^2 x 64 in 209-219 us and 4096^2 x 64 in 67-68 (smallk_panel_pre 71-73 there).
 SgemmKernel sgemm_choose(const GemmProblem& p) {
   if (p.m <= 16 || p.n <= 16) return SgemmKernel::skinny_r16;
   if (p.k <= 128 && int64_t(p.m) * p.n >= int64_t(2048) * 2048) {

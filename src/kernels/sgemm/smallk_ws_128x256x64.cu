@@ -33,11 +33,12 @@
 //   smallk_panel_pre does. Reading B 'N' as it is (swizzled k-contiguous stages, LDS.64 fragments)
 //   ran NN 7-9 us slower than smallk_panel_pre; the results through the C buffer and a tensor-map
 //   store made ptxas spill and ran slower too (v9, sections 6 and 7).
-// Measured on the H100 (bench/results/h100-sgemm-smallk-v9-2026-11-26.md, sections 3-5): 8192^2 x
-// 64, beta 0.5, NT 221-230 us, TT 225-239, NN 230-238, TN 236-248 (1.32-1.47x cuBLAS; 1-6% faster
-// than smallk_panel_pre in the same processes); beta 0 NN 215-225. TN 231-237 once both operands'
-// transposes ran in one launch (v10, one machine). ncu (v10): 59% FFMA, 72% issue, 70% DRAM. Reading and writing C alone
-// takes 195 us on this card.
+// Measured on the H100 (bench/results/h100-sgemm-smallk-v11-2026-11-27.md), 8192^2 x 64, beta 0.5:
+// NT 209-210 us, NN 215-219, TN 215-216, TT 214-215 (1.47-1.53x cuBLAS, 8-12% faster than
+// smallk_panel_pre in the same processes); beta 0 NN 198-199. Reading and writing C alone takes
+// 194-197 us on this card. Until v11 the shared-memory base was rounded up through an integer,
+// which made every fragment and C read a generic load (no LDS in the SASS): 221-248 us then (v9,
+// v10), FMA pipe 61% against 68% now.
 //
 // k <= 64 (sgemm_can_implement). Requirements (else launch_smallk_ws runs smallk_panel_pre): an
 // sm_90a build on a compute capability 9.0 device (sm90a_ready), C 16-byte aligned with ldc a
