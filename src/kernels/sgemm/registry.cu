@@ -121,12 +121,16 @@ const char* sgemm_can_implement(SgemmKernel k, const GemmProblem& p) {
 //   against 232-238; 8000^2 x 64 227-236 against 243-249. At 4096^2 x 64 it was even with
 //   smallk_panel (71-75 us), and at 2048^2 x 64 (64 tiles of 128 x 256 for 132 SMs) 20-40%
 //   slower, so the short calls keep smallk_panel. Since v11 (its shared reads made LDS) it runs
-//   8192^2 x 64 in 209-219 us and 4096^2 x 64 in 67-68 (smallk_panel_pre 71-73 there).
+//   8192^2 x 64 in 209-221 us, and it takes m*n*k >= 2^30 (4096^2 x 64: 70.0-70.4 us against
+//   smallk_panel's 73.0-73.2 in the same processes, 4-5%); 2048^2 x 64 (smallk_panel 25.7-26.6
+//   against 32.9-33.8) and k = 32 (8192^2 x 32: smallk_panel 204-206 against 209-210) stay.
 SgemmKernel sgemm_choose(const GemmProblem& p) {
   if (p.m <= 16 || p.n <= 16) return SgemmKernel::skinny_r16;
   if (p.k <= 128 && int64_t(p.m) * p.n >= int64_t(2048) * 2048) {
-    if (p.k <= 32 || int64_t(p.m) * p.n * p.k < (int64_t(1) << 31)) return SgemmKernel::smallk_panel;
-    return p.k <= 64 ? SgemmKernel::smallk_ws : SgemmKernel::smallk_panel_pre;
+    const int64_t mnk = int64_t(p.m) * p.n * p.k;
+    if (p.k > 32 && p.k <= 64 && mnk >= (int64_t(1) << 30)) return SgemmKernel::smallk_ws;
+    if (p.k <= 32 || mnk < (int64_t(1) << 31)) return SgemmKernel::smallk_panel;
+    return SgemmKernel::smallk_panel_pre;
   }
   const bool edge_blocks = p.m % 128 != 0 || p.n % 128 != 0;
   if (p.k < 128 || (edge_blocks && (p.m < 4000 || p.n < 4000))) return SgemmKernel::pipelined_s4;
