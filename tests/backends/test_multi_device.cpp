@@ -88,13 +88,8 @@ void run_sgemm(int dev_a, int dev_b, int dev_c, int current, float beta) {
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   pc.back();
 
-  std::vector<double> scale(size_t(m) * n);
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < m; ++i) {
-      double s = 0;
-      for (int l = 0; l < k; ++l) s += std::fabs(a.at(i, l)) * std::fabs(b.at(j, l));
-      scale[size_t(i) + size_t(j) * m] = alpha * s + std::fabs(beta * c0.at(i, j));
-    }
+  const std::vector<double> scale =
+      mbtest::gemm_scale('N', 'T', m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, c0.data(), ldc);
   const mbtest::Worst w =
       mbtest::compare(c.data(), ldc, want.data(), ldc, scale, m, n, (k + 2) * 4.0 * FLT_EPSILON);
   EXPECT_LE(w.ratio, 1.0) << "worst at (" << w.i << "," << w.j << ") got " << w.got << " want " << w.want

@@ -94,4 +94,22 @@ Worst compare(const float* got, int64_t ldg, const float* want, int64_t ldw,
   return w;
 }
 
+std::vector<double> gemm_scale(char ta, char tb, int m, int n, int k, float alpha, const float* a, int lda,
+                               const float* b, int ldb, float beta, const float* c0, int ldc) {
+  const bool at = ta == 'T' || ta == 't', bt = tb == 'T' || tb == 't';
+  std::vector<double> s(size_t(m) * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      double acc = 0;
+      for (int l = 0; l < k; ++l) {
+        const float x = at ? a[l + int64_t(i) * lda] : a[i + int64_t(l) * lda];
+        const float y = bt ? b[j + int64_t(l) * ldb] : b[l + int64_t(j) * ldb];
+        acc += std::fabs(double(x) * y);
+      }
+      s[i + size_t(j) * m] =
+          std::fabs(double(alpha)) * acc + (beta == 0.f ? 0.0 : std::fabs(double(beta) * c0[i + int64_t(j) * ldc]));
+    }
+  return s;
+}
+
 }  // namespace mbtest

@@ -59,4 +59,9 @@ struct Worst {
 Worst compare(const float* got, int64_t ldg, const float* want, int64_t ldw,
               const std::vector<double>& scale, int m, int n, double eps_factor);
 
+// The `scale` for compare: |alpha| sum_l |op(A)(i,l)| |op(B)(l,j)| + |beta| |C0(i,j)| (the beta
+// term only for beta != 0), m x n packed, accumulated in double. ta, tb: 'N' or 'T'.
+std::vector<double> gemm_scale(char ta, char tb, int m, int n, int k, float alpha, const float* a, int lda,
+                               const float* b, int ldb, float beta, const float* c0, int ldc);
+
 }  // namespace mbtest
