@@ -100,6 +100,7 @@ const Tables& tables() {
 const DispatchTable& dispatch_table(int device) {
   const Tables& t = tables();
   if (t.uniform) return *t.by_device.front();
+  if (device < 0) device = host_array_device();
   if (device < 0) device = current_device_no_context();
   return *t.by_device[device >= 0 && size_t(device) < t.by_device.size() ? size_t(device) : 0];
 }

@@ -170,6 +170,16 @@ cublasStatus_t hgemm_round_once(const CublasApi* api, cublasHandle_t h, cublasOp
 // Device of the first device-resident operand, else the caller's current device.
 int run_device(int problem_device, int current) { return problem_device >= 0 ? problem_device : current; }
 
+// The device a call runs on (-1: the thread's current one): its operands' device; for host
+// arrays the process's first chosen GPU (MYBLAS_DEVICES or an MPI launcher), except on a stream
+// the program set, which belongs to its current device. A thread that never picked a GPU is first
+// given the chosen one (adopt_chosen_device).
+int call_device(int problem_device, cudaStream_t s) {
+  adopt_chosen_device();
+  if (problem_device >= 0) return problem_device;
+  return s ? -1 : host_array_device();
+}
+
 }  // namespace
 
 namespace {
@@ -185,7 +195,8 @@ bool sticky_fault(std::string* why) {
 bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel* hkernel, std::string* why) {
   if (sticky_fault(why)) return false;
   cudaStream_t s = thread_stream();
-  DeviceScope scope(p.device);
+  const int target = call_device(p.device, s);
+  DeviceScope scope(target);
   MYBLAS_CUDA_TRY("device", scope.status(), "cudaSetDevice");
   if (!kernel && !hkernel && !p.scale_only() && p.mem_a == Mem::host && p.mem_b == Mem::host && p.mem_c == Mem::host) {
     // Host arrays: the pipelined path. If it fails part-way, the tiles it finished are final
@@ -212,7 +223,7 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel
     }
     return true;
   }
-  int dev = run_device(p.device, scope.saved() >= 0 ? scope.saved() : 0);
+  int dev = run_device(target, scope.saved() >= 0 ? scope.saved() : 0);
   const size_t es = p.elem_size();
   // Operands on another device than the one we run on are staged like host memory
   // (cudaMemcpyDefault copies peer to peer).
@@ -331,9 +342,10 @@ namespace {
 bool gpu_gemv(const GemvProblem& p, const SgemvKernel* kernel, std::string* why) {
   if (sticky_fault(why)) return false;
   cudaStream_t s = thread_stream();
-  DeviceScope scope(p.device);
+  const int target = call_device(p.device, s);
+  DeviceScope scope(target);
   MYBLAS_CUDA_TRY("device", scope.status(), "cudaSetDevice");
-  int dev = run_device(p.device, scope.saved() >= 0 ? scope.saved() : 0);
+  int dev = run_device(target, scope.saved() >= 0 ? scope.saved() : 0);
   const int owner_a = p.dev_a, owner_x = p.dev_x, owner_y = p.dev_y;
   const int lx = p.len_x(), ly = p.len_y();
 

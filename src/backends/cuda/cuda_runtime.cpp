@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/devices.h"
 #include "core/log.h"
 
 namespace myblas {
@@ -72,6 +73,9 @@ int g_device_total = 0;
 
 std::atomic<bool> g_context_seen{false};
 
+// Decided at the probe; never freed (threads may ask while the process is torn down).
+const DeviceChoice* g_choice = nullptr;
+
 bool any_context() {
   if (g_context_seen.load(std::memory_order_relaxed)) return true;
   const DriverProbe& d = driver_probe();
@@ -112,6 +116,12 @@ bool probe() {
         d.device_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, g_devices[i]) == CUDA_SUCCESS)
       g_device_sm[i] = major * 10 + minor;
   }
+  const DeviceChoice* choice = new DeviceChoice(choose_devices(device_env(), g_device_total));
+  if (!choice->warning.empty()) warn_once("devices", choice->warning);
+  if (verbose())
+    log_line(strformat("devices: GPU%s %s (%s)", choice->devices.size() == 1 ? "" : "s",
+                       device_list_text(choice->devices).c_str(), choice->reason.c_str()));
+  g_choice = choice;
   return true;
 }
 }  // namespace
@@ -134,6 +144,28 @@ int gpu_device_count() { return gpu_present() ? g_device_total : 0; }
 
 int device_sm(int device) {
   return gpu_present() && device >= 0 && device < g_device_total ? g_device_sm[device] : -1;
+}
+
+const DeviceChoice& device_choice() {
+  static const DeviceChoice none;
+  return gpu_present() && g_choice ? *g_choice : none;
+}
+
+int host_array_device() {
+  const DeviceChoice& c = device_choice();
+  return c.chosen && !c.devices.empty() ? c.devices.front() : -1;
+}
+
+void adopt_chosen_device() {
+  static thread_local bool asked = false;
+  if (asked) return;
+  asked = true;
+  const int dev = host_array_device();
+  if (dev < 0 || gpu_device_count() <= 1) return;  // nothing chosen, or nothing to choose from
+  const DriverProbe& d = driver_probe();
+  CUcontext cur = nullptr;
+  if (!d.ok || d.ctx_get_current(&cur) != CUDA_SUCCESS || cur) return;  // the thread has a GPU of its own
+  if (cudaSetDevice(dev) != cudaSuccess) cudaGetLastError();  // (the call itself will report a failure)
 }
 
 int current_device_no_context() {

@@ -11,6 +11,8 @@
 
 namespace myblas {
 
+struct DeviceChoice;
+
 // True when a CUDA device can be used by this process: a driver and a device exist,
 // the process is not a fork child of a CUDA parent, and no sticky error was seen.
 bool gpu_available();
@@ -33,6 +35,19 @@ int device_sm(int device);
 // The device that the calling thread's GPU work goes to when no operand names one: the device
 // of its current CUDA context, else 0. Creates no context.
 int current_device_no_context();
+// The GPUs this process's host-array calls use (core/devices.h: MYBLAS_DEVICES, else an MPI
+// launcher's local rank, else all), decided at the probe, which also logs it (MYBLAS_VERBOSE) and
+// warns once about a bad value. Without a usable GPU: no devices.
+const DeviceChoice& device_choice();
+// Where a host-array call that is not split runs: the first chosen GPU when MYBLAS_DEVICES or a
+// launcher chose; else -1, the calling thread's current device.
+int host_array_device();
+// When MYBLAS_DEVICES or a launcher chose, a thread that comes to a GPU path with no CUDA context
+// of its own (it never picked a device) is made to use the first chosen GPU, once per thread, and
+// left there: its own later CUDA work, and the context CUDA creates for it, land on the process's
+// GPU instead of GPU 0 (under mpirun, every rank's context would otherwise also go to GPU 0).
+// A thread that already has a context is left as it is.
+void adopt_chosen_device();
 // Unique id (cuCtxGetId) of the calling thread's current context, and of a device's primary
 // context while it exists; 0 when there is none or it cannot be asked. No context is created.
 // Lets a cache of streams tell that the context they were made in is still the one in use
