@@ -56,6 +56,11 @@ bool fault_injected(const char* point) {
   return false;
 }
 
+bool fault_injected_on(const char* point, int device) {
+  if (config().test_fault.empty()) return false;
+  return fault_injected(point) || fault_injected((std::string(point) + "@" + std::to_string(device)).c_str());
+}
+
 const char* backend_name(Backend b) {
   switch (b) {
     case Backend::auto_: return "auto";

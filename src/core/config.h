@@ -27,6 +27,9 @@ struct Config {
 // "cpu-core" makes the first load of OpenBLAS take the Prescott kernels, as OpenBLAS itself
 // does on a CPU model it does not know (backends/cpu/cpu_blas.cpp). Off by default.
 bool fault_injected(const char* point);
+// The same for a step on one GPU: "<point>" fails it on every device, "<point>@<ordinal>" on
+// that device only (the host-array pipeline's points: to fail one GPU of a split call).
+bool fault_injected_on(const char* point, int device);
 
 const Config& config();
 const char* backend_name(Backend b);

@@ -183,29 +183,62 @@ size_t configured_threads() {
   return std::max<size_t>(1, std::min<size_t>(hw ? hw : 1, 16));
 }
 
+// Lane 0 is the pool every call uses; lanes 1.. are made for calls split across GPUs (CopyLane).
+constexpr size_t kMaxLanes = 65;
 std::mutex g_pool_mutex;
-Pool* g_pool = nullptr;  // deliberately never destroyed: threads may outlive static destructors
+Pool* g_pools[kMaxLanes] = {};  // deliberately never destroyed: threads may outlive static destructors
+size_t g_lane_threads[kMaxLanes] = {};
 pid_t g_pool_pid = 0;
 std::atomic<size_t> g_threads{0};  // configured_threads(), read once per process
+thread_local size_t t_lane = 0;
+thread_local size_t t_lane_threads = 0;  // threads of t_lane's pool (0: lane 0's)
 
-Pool* pool() {
-  std::lock_guard<std::mutex> lock(g_pool_mutex);
-  if (!g_pool || g_pool_pid != getpid()) {  // a fork child has the pointer but not the threads
-    g_pool = new Pool(pool_threads() - 1);
-    g_pool_pid = getpid();
-  }
-  return g_pool;
-}
-
-}  // namespace
-
-size_t pool_threads() {
+size_t default_threads() {
   size_t n = g_threads.load(std::memory_order_relaxed);
   if (n == 0) {
     n = configured_threads();
     g_threads.store(n, std::memory_order_relaxed);
   }
   return n;
+}
+
+Pool* pool() {
+  std::lock_guard<std::mutex> lock(g_pool_mutex);
+  if (g_pool_pid != getpid()) {  // a fork child has the pointers but not the threads
+    for (size_t i = 0; i < kMaxLanes; ++i) g_pools[i] = nullptr;
+    g_pool_pid = getpid();
+  }
+  Pool*& p = g_pools[t_lane];
+  if (!p) {
+    const size_t n = t_lane == 0 ? default_threads() : t_lane_threads;
+    g_lane_threads[t_lane] = n;
+    p = new Pool(n - 1);
+  }
+  return p;
+}
+
+}  // namespace
+
+size_t pool_threads() { return t_lane == 0 ? default_threads() : t_lane_threads; }
+
+CopyLane::CopyLane(size_t lane, size_t lanes) : saved_lane_(t_lane), saved_threads_(t_lane_threads) {
+  if (lane == 0 || lane >= kMaxLanes) return;
+  size_t n = 0;
+  {
+    std::lock_guard<std::mutex> lock(g_pool_mutex);
+    n = g_pool_pid == getpid() && g_pools[lane] ? g_lane_threads[lane] : 0;
+  }
+  if (n == 0) {  // a lane's pool keeps the size it was made with
+    const unsigned hw = std::thread::hardware_concurrency();
+    n = std::max<size_t>(1, std::min(default_threads(), size_t(hw ? hw : 1) / std::max<size_t>(1, lanes)));
+  }
+  t_lane = lane;
+  t_lane_threads = n;
+}
+
+CopyLane::~CopyLane() {
+  t_lane = saved_lane_;
+  t_lane_threads = saved_threads_;
 }
 
 void parallel_for(size_t count, const std::function<void(size_t)>& body) {

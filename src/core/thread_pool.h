@@ -24,7 +24,24 @@ class PoolAwake {
  private:
   void* pool_ = nullptr;
 };
-// Number of threads parallel_for uses (MYBLAS_COPY_THREADS, default min(cores, 16)).
+// Number of threads parallel_for uses on the calling thread (lane 0: MYBLAS_COPY_THREADS,
+// default min(cores, 16); another lane: see CopyLane).
 size_t pool_threads();
+
+// While one of these lives, the calling thread's parallel_for calls (and PoolAwake) use copy
+// lane `lane` of `lanes` instead of the shared pool: a pool of its own, of min(MYBLAS_COPY_THREADS,
+// cores / lanes) threads, made at its first use and kept. The host pipelines of one call split
+// across GPUs run on lanes 1..G, so that their copies proceed side by side instead of taking
+// turns in one pool. Lane 0 is the shared pool.
+class CopyLane {
+ public:
+  CopyLane(size_t lane, size_t lanes);
+  ~CopyLane();
+  CopyLane(const CopyLane&) = delete;
+  CopyLane& operator=(const CopyLane&) = delete;
+
+ private:
+  size_t saved_lane_, saved_threads_;
+};
 
 }  // namespace myblas

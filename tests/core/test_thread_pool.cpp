@@ -94,6 +94,27 @@ TEST(ThreadPool, ConcurrentCallers) {
   EXPECT_EQ(bad.load(), 0) << "indices run other than once with 8 threads calling at once";
 }
 
+// Copy lanes (one per GPU of a split call): each lane is a pool of its own, sized to its share of
+// the cores, that works beside the others; the lane is the calling thread's only while CopyLane lives.
+TEST(ThreadPool, CopyLanesWorkSideBySide) {
+  const size_t shared = myblas::pool_threads();
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<size_t> lane_threads(3, 0);
+  std::vector<std::thread> callers;
+  for (size_t lane = 1; lane <= 2; ++lane)
+    callers.emplace_back([&, lane] {
+      myblas::CopyLane use(lane, 2);
+      lane_threads[lane] = myblas::pool_threads();
+      myblas::PoolAwake awake;
+      for (unsigned r = 0; r < 50; ++r) run_and_check(1 + (r * 37) % 300, unsigned(lane * 100 + r));
+    });
+  for (auto& t : callers) t.join();
+  for (size_t lane = 1; lane <= 2; ++lane)
+    EXPECT_EQ(lane_threads[lane], std::max<size_t>(1, std::min<size_t>(shared, hw / 2))) << "lane " << lane;
+  EXPECT_EQ(myblas::pool_threads(), shared) << "the lane is the caller's only while CopyLane lives";
+  run_and_check(1000, 7);
+}
+
 TEST(ThreadPool, ForkChildHasItsOwnPool) {
   run_and_check(256, 3);  // the parent's pool exists
   const pid_t pid = fork();

@@ -8,6 +8,7 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cuda/cublas_api.h"
 #include "backends/cuda/host_pipeline.h"
+#include "backends/cuda/host_split.h"
 #include "backends/cuda/cuda_runtime.h"
 #include "core/config.h"
 #include "core/log.h"
@@ -199,10 +200,11 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel
   DeviceScope scope(target);
   MYBLAS_CUDA_TRY("device", scope.status(), "cudaSetDevice");
   if (!kernel && !hkernel && !p.scale_only() && p.mem_a == Mem::host && p.mem_b == Mem::host && p.mem_c == Mem::host) {
-    // Host arrays: the pipelined path. If it fails part-way, the tiles it finished are final
-    // and the others untouched, so only those others are computed on the CPU.
+    // Host arrays: the pipelined path, split across the chosen GPUs when big enough. If it
+    // fails part-way, the tiles it finished are final and the others untouched, so only those
+    // others are computed on the CPU.
     std::vector<CTile> todo;
-    if (pipeline_gemm(p, &todo, why)) return true;
+    if (host_gemm(p, &todo, why)) return true;
     int64_t left = 0;  // the unfinished tiles cover all of C only if nothing was written
     for (const CTile& t : todo) left += int64_t(t.rows) * t.cols;
     if (left == int64_t(p.m) * p.n) return false;  // the caller redoes the whole call

@@ -257,8 +257,8 @@ bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::st
   // "pin", "copy", "sync") fails it at once; "pipeline" fails a download once three panels
   // have gone through, so that some columns are final when the failure comes.
   auto check = [&](const char* point, cudaError_t e, const char* what) {
-    bool injected = fault_injected(point);
-    if (!injected && fault_injected("pipeline") && std::strcmp(what, "download") == 0 &&
+    bool injected = fault_injected_on(point, dev);
+    if (!injected && fault_injected_on("pipeline", dev) && std::strcmp(what, "download") == 0 &&
         std::max(slots[0].j, slots[1].j) >= 3)
       injected = true;
     if (injected && e == cudaSuccess) {

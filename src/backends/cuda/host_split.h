@@ -1,0 +1,27 @@
+// GEMM on host arrays across the GPUs a process uses (device_choice()): C's columns are cut into
+// one contiguous block per GPU, and each block runs through the single-device pipeline
+// (host_pipeline.h) on its own GPU, from its own host thread with its own streams, staging
+// buffers and copy threads. Each GPU receives all of op(A) and its block's columns of op(B) and C.
+// A GPU that fails leaves its block's unfinished tiles to a GPU that did not fail; what no GPU
+// could finish is returned to the caller, which computes it on the CPU.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "backends/cuda/host_pipeline.h"
+#include "core/problem.h"
+
+namespace myblas {
+
+// The contract of pipeline_gemm: p has every operand in host memory, alpha != 0 and k > 0; on
+// false, *unfinished lists the tiles of C not written (every other tile is final). Calls with
+// m*n*k >= MYBLAS_SPLIT_MIN (2^33) and at least 64 columns per GPU are split over the chosen GPUs
+// when there are several; every other call runs on the current device.
+bool host_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::string* why);
+
+// How a split call deals C's n columns to `gpus` GPUs: the first column of each block (and n at
+// the end), blocks of equal width rounded to 64 columns; fewer blocks when n has fewer than 64
+// columns per GPU. One block means no split.
+std::vector<int> split_columns(int n, int gpus);
+
+}  // namespace myblas
