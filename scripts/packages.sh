@@ -6,7 +6,10 @@
 #   libopenblas-dev        the CPU BLAS libmyblas loads at run time (libopenblas.so.0)
 #   libblas3 libblas-test  reference BLAS/CBLAS and Debian's netlib testers (tests/netlib)
 #   libgtest-dev           GoogleTest for the unit tests
-MYBLAS_PACKAGES="cmake g++ gfortran pkg-config libopenblas-dev libblas3 libblas-test libgtest-dev clang libclang-rt-14-dev"
+#   openmpi-bin libopenmpi-dev libscalapack-openmpi-dev
+#                          ScaLAPACK under mpirun with myblas preloaded (tests/mpi), and the MPI
+#                          runtime scripts/pack_mpi.sh packs for machines without one
+MYBLAS_PACKAGES="cmake g++ gfortran pkg-config libopenblas-dev libblas3 libblas-test libgtest-dev clang libclang-rt-14-dev openmpi-bin libopenmpi-dev libscalapack-openmpi-dev"
 
 # Runs a command as root: directly when we are root, else through sudo.
 as_root() {

@@ -1,0 +1,287 @@
+// Host-array GEMM over one GPU and over several, beside the bound that applies to it
+// (bench/run_multi_gpu.sh runs the modes and writes bench/results/):
+//   bench_multi_gpu stage <gpus> [GiB per GPU]
+//       the staging rate: pageable host memory copied through pinned buffers to the GPU (and
+//       back) by min(16, cores/gpus) host threads per GPU, on `gpus` GPUs at once, as the
+//       library's pipeline stages operands; and cuBLAS SGEMM n x n/gpus x n on device operands
+//       on every GPU at once (the product's own time). Prints `stage ...` and `device ...` lines.
+//   bench_multi_gpu host <n> [reps] [s|d]
+//       sgemm_ (or dgemm_, if the library has it) NN n^3 on host arrays through the library
+//       (MYBLAS_DEVICES and MYBLAS_BACKEND decide where), verified on sampled elements first,
+//       then timed: wall clock around the whole call (the call is synchronous: staging, products
+//       and copies back are all inside it), median of reps after one warm-up. Operands are
+//       n^2 elements each (1 GiB at n = 16384): far beyond any cache, so nothing is rotated.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench_util.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Fills n elements with values in [-1, 1] from a per-thread generator, on every core.
+template <class T>
+void fill(T* p, size_t n, uint64_t seed) {
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back([=] {
+      std::mt19937_64 rng(seed * 1000003 + t);
+      std::uniform_real_distribution<double> u(-1.0, 1.0);
+      const size_t lo = n * t / threads, hi = n * (t + 1) / threads;
+      for (size_t i = lo; i < hi; ++i) p[i] = T(u(rng));
+    });
+  for (auto& th : pool) th.join();
+}
+
+// ---- staging ----
+// One copy thread's share: `bytes` of pageable memory at `host` to `dev` (upload) or back,
+// through two pinned buffers of `piece` bytes on its own stream.
+void stage_lane(bool upload, unsigned char* host, unsigned char* dev, size_t bytes, size_t piece, int gpu) {
+  CK(cudaSetDevice(gpu));
+  cudaStream_t s;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  void* pin[2];
+  cudaEvent_t ev[2];
+  for (int b = 0; b < 2; ++b) {
+    CK(cudaHostAlloc(&pin[b], piece, cudaHostAllocPortable));
+    CK(cudaEventCreateWithFlags(&ev[b], cudaEventDisableTiming));
+    CK(cudaEventRecord(ev[b], s));
+  }
+  int b = 0;
+  size_t pending_off[2] = {SIZE_MAX, SIZE_MAX}, pending_len[2] = {0, 0};
+  for (size_t off = 0; off < bytes; off += piece, b ^= 1) {
+    const size_t len = std::min(piece, bytes - off);
+    CK(cudaEventSynchronize(ev[b]));
+    if (upload) {
+      std::memcpy(pin[b], host + off, len);
+      CK(cudaMemcpyAsync(dev + off, pin[b], len, cudaMemcpyHostToDevice, s));
+    } else {
+      if (pending_off[b] != SIZE_MAX) std::memcpy(host + pending_off[b], pin[b], pending_len[b]);
+      CK(cudaMemcpyAsync(pin[b], dev + off, len, cudaMemcpyDeviceToHost, s));
+      pending_off[b] = off;
+      pending_len[b] = len;
+    }
+    CK(cudaEventRecord(ev[b], s));
+  }
+  CK(cudaStreamSynchronize(s));
+  for (int k = 0; k < 2; ++k)
+    if (!upload && pending_off[k] != SIZE_MAX) std::memcpy(host + pending_off[k], pin[k], pending_len[k]);
+  for (int k = 0; k < 2; ++k) {
+    CK(cudaFreeHost(pin[k]));
+    CK(cudaEventDestroy(ev[k]));
+  }
+  CK(cudaStreamDestroy(s));
+}
+
+// Aggregate rate (GB/s) of `gpus` GPUs staging `bytes` each at once, `threads` per GPU.
+double stage_rate(bool upload, int gpus, size_t bytes, unsigned threads, std::vector<unsigned char*>& host,
+                  std::vector<unsigned char*>& dev) {
+  const size_t piece = size_t(4) << 20;
+  std::vector<std::thread> lanes;
+  const Clock::time_point t0 = Clock::now();
+  for (int g = 0; g < gpus; ++g)
+    for (unsigned t = 0; t < threads; ++t) {
+      const size_t lo = bytes * t / threads / piece * piece, hi = t + 1 == threads ? bytes : bytes * (t + 1) / threads / piece * piece;
+      lanes.emplace_back(stage_lane, upload, host[size_t(g)] + lo, dev[size_t(g)] + lo, hi - lo, piece, g);
+    }
+  for (auto& l : lanes) l.join();
+  return double(bytes) * gpus / seconds_since(t0) / 1e9;
+}
+
+int run_stage(int gpus, double gib) {
+  int count = 0;
+  CK(cudaGetDeviceCount(&count));
+  if (count < gpus) {
+    std::printf("# skipped: %d GPUs asked, %d present\n", gpus, count);
+    return 77;
+  }
+  const size_t bytes = size_t(gib * double(size_t(1) << 30));
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = std::max(1u, std::min(16u, hw / unsigned(gpus)));
+  std::vector<unsigned char*> host(static_cast<size_t>(gpus)), dev(static_cast<size_t>(gpus));
+  for (int g = 0; g < gpus; ++g) {
+    host[size_t(g)] = static_cast<unsigned char*>(std::malloc(bytes));
+    fill(reinterpret_cast<float*>(host[size_t(g)]), bytes / 4, uint64_t(g) + 1);
+    CK(cudaSetDevice(g));
+    CK(cudaMalloc(&dev[size_t(g)], bytes));
+  }
+  stage_rate(true, gpus, bytes / 4, threads, host, dev);  // warm-up: pinned allocation, contexts
+  std::vector<double> up, down;
+  for (int r = 0; r < 3; ++r) {
+    up.push_back(stage_rate(true, gpus, bytes, threads, host, dev));
+    down.push_back(stage_rate(false, gpus, bytes, threads, host, dev));
+  }
+  std::sort(up.begin(), up.end());
+  std::sort(down.begin(), down.end());
+  std::printf("stage gpus=%d threads_per_gpu=%u bytes_per_gpu=%zu h2d_GBs=%.2f d2h_GBs=%.2f (medians of 3; min-max h2d %.2f-%.2f d2h %.2f-%.2f)\n",
+              gpus, threads, bytes, up[1], down[1], up[0], up[2], down[0], down[2]);
+  for (int g = 0; g < gpus; ++g) {
+    std::free(host[size_t(g)]);
+    CK(cudaSetDevice(g));
+    CK(cudaFree(dev[size_t(g)]));
+  }
+  return 0;
+}
+
+// cuBLAS SGEMM n x (n/gpus) x n on device operands, every GPU at once: each GPU's median time.
+void run_device_gemm(int gpus, int n) {
+  const int cols = n / gpus;
+  struct Gpu {
+    float *a, *b, *c;
+    cublasHandle_t h;
+    cudaEvent_t e0, e1;
+    std::vector<float> ms;
+  };
+  std::vector<Gpu> g(static_cast<size_t>(gpus));
+  for (int d = 0; d < gpus; ++d) {
+    Gpu& x = g[size_t(d)];
+    CK(cudaSetDevice(d));
+    CK(cudaMalloc(&x.a, size_t(n) * n * 4));
+    CK(cudaMalloc(&x.b, size_t(n) * cols * 4));
+    CK(cudaMalloc(&x.c, size_t(n) * cols * 4));
+    CK(cudaMemset(x.a, 0, size_t(n) * n * 4));  // (values do not change cuBLAS's time)
+    CK(cudaMemset(x.b, 0, size_t(n) * cols * 4));
+    CB(cublasCreate(&x.h));
+    CK(cudaEventCreate(&x.e0));
+    CK(cudaEventCreate(&x.e1));
+  }
+  const float one = 1.f, zero = 0.f;
+  for (int r = 0; r < 4; ++r) {
+    for (int d = 0; d < gpus; ++d) {
+      Gpu& x = g[size_t(d)];
+      CK(cudaSetDevice(d));
+      CK(cudaEventRecord(x.e0));
+      CB(cublasSgemm(x.h, CUBLAS_OP_N, CUBLAS_OP_N, n, cols, n, &one, x.a, n, x.b, n, &zero, x.c, n));
+      CK(cudaEventRecord(x.e1));
+    }
+    for (int d = 0; d < gpus; ++d) {
+      Gpu& x = g[size_t(d)];
+      CK(cudaSetDevice(d));
+      CK(cudaEventSynchronize(x.e1));
+      float ms = 0;
+      CK(cudaEventElapsedTime(&ms, x.e0, x.e1));
+      if (r > 0) x.ms.push_back(ms);  // the first is a warm-up
+    }
+  }
+  for (int d = 0; d < gpus; ++d) {
+    Gpu& x = g[size_t(d)];
+    std::sort(x.ms.begin(), x.ms.end());
+    std::printf("device gpus=%d gpu=%d sgemm=%dx%dx%d median_ms=%.2f (cuBLAS, device operands, all GPUs at once; %.1f TFLOP/s)\n",
+                gpus, d, n, cols, n, x.ms[1], 2.0 * n * double(cols) * n / (x.ms[1] * 1e-3) / 1e12);
+    CK(cudaSetDevice(d));
+    cudaFree(x.a);
+    cudaFree(x.b);
+    cudaFree(x.c);
+    cublasDestroy(x.h);
+  }
+}
+
+// ---- host-array GEMM through the library ----
+extern "C" void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*, const float*,
+                       const int*, const float*, const int*, const float*, float*, const int*);
+using DgemmFn = void (*)(const char*, const char*, const int*, const int*, const int*, const double*, const double*,
+                         const int*, const double*, const int*, const double*, double*, const int*);
+
+template <class T>
+int run_host(int n, int reps, DgemmFn dgemm) {
+  const size_t elems = size_t(n) * size_t(n);
+  std::vector<T*> m(3);
+  for (int i = 0; i < 3; ++i) {
+    m[size_t(i)] = static_cast<T*>(std::malloc(elems * sizeof(T)));
+    if (!m[size_t(i)]) {
+      std::printf("# skipped: no host memory for n=%d\n", n);
+      return 77;
+    }
+    fill(m[size_t(i)], elems, uint64_t(i) + 11);
+  }
+  T *a = m[0], *b = m[1], *c = m[2];
+  const T alpha = T(1), beta = T(0);
+  auto call = [&] {
+    if constexpr (sizeof(T) == 4)
+      sgemm_("N", "N", &n, &n, &n, &alpha, a, &n, b, &n, &beta, c, &n);
+    else
+      dgemm("N", "N", &n, &n, &n, &alpha, a, &n, b, &n, &beta, c, &n);
+  };
+  const Clock::time_point w0 = Clock::now();
+  call();
+  const double warm = seconds_since(w0);
+  // Verify sampled elements against a double dot product, bound k * eps * sum |a||b|.
+  std::mt19937_64 rng(5);
+  int bad = 0;
+  double worst = 0;
+  const double eps = sizeof(T) == 4 ? 5.96e-8 : 1.11e-16;
+  for (int s = 0; s < 256; ++s) {
+    const int i = int(rng() % uint64_t(n)), j = int(rng() % uint64_t(n));
+    double want = 0, mag = 0;
+    for (int l = 0; l < n; ++l) {
+      want += double(a[size_t(l) * n + i]) * double(b[size_t(j) * n + l]);
+      mag += std::fabs(double(a[size_t(l) * n + i]) * double(b[size_t(j) * n + l]));
+    }
+    const double err = std::fabs(double(c[size_t(j) * n + i]) - want), bound = 4.0 * (n + 2) * eps * mag;
+    worst = std::max(worst, err / bound);
+    bad += !(err <= bound);
+  }
+  std::vector<double> ms;
+  for (int r = 0; r < reps; ++r) {
+    const Clock::time_point t0 = Clock::now();
+    call();
+    ms.push_back(seconds_since(t0) * 1e3);
+  }
+  std::sort(ms.begin(), ms.end());
+  const char* devices = std::getenv("MYBLAS_DEVICES");
+  std::printf("host %cgemm NN n=%d devices=%s verified=%s (256 samples, worst err/bound %.3g) warmup_ms=%.1f median_ms=%.1f min_ms=%.1f max_ms=%.1f reps=%d %.1f TFLOP/s\n",
+              sizeof(T) == 4 ? 's' : 'd', n, devices ? devices : "(unset)", bad ? "NO" : "yes", worst, warm * 1e3,
+              ms[ms.size() / 2], ms.front(), ms.back(), reps, 2.0 * double(n) * n * n / (ms[ms.size() / 2] * 1e-3) / 1e12);
+  for (T* p : m) std::free(p);
+  return bad ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s stage <gpus> [GiB] | host <n> [reps] [s|d]\n", argv[0]);
+    return 2;
+  }
+  std::printf("# %s, git %s\n", bench::utc_now().c_str(), MYBLAS_GIT_REV);
+  bench::print_command(argc, argv);
+  const std::string mode = argv[1];
+  if (mode == "stage") {
+    const int gpus = std::atoi(argv[2]);
+    const int rc = run_stage(gpus, argc > 3 ? std::atof(argv[3]) : 2.0);
+    if (rc == 0) run_device_gemm(gpus, argc > 4 ? std::atoi(argv[4]) : 16384);
+    return rc;
+  }
+  if (mode == "host") {
+    const int n = std::atoi(argv[2]), reps = argc > 3 ? std::atoi(argv[3]) : 3;
+    if (argc > 4 && argv[4][0] == 'd') {
+      DgemmFn dgemm = reinterpret_cast<DgemmFn>(dlsym(RTLD_DEFAULT, "dgemm_"));
+      if (!dgemm) {
+        std::printf("# skipped: the library has no dgemm_\n");
+        return 77;
+      }
+      return run_host<double>(n, reps, dgemm);
+    }
+    return run_host<float>(n, reps, nullptr);
+  }
+  std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
+  return 2;
+}
