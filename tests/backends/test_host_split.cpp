@@ -1,5 +1,5 @@
 // Host-array GEMM across two GPUs (labels gpu and multigpu; skipped, with the reason, on fewer).
-// The ctest entries set MYBLAS_SPLIT_MIN=1, so that small odd shapes are split too, and
+// The ctest entries set CUDA_VISIBLE_DEVICES=0,1, MYBLAS_SPLIT_MIN=1 (small odd shapes split too) and
 // MYBLAS_VERBOSE with a log file, from which the tests read that the calls were split, which
 // GPUs the process took, and the warnings of injected faults (MYBLAS_TEST_FAULT=<point>@<gpu>
 // fails one GPU). Every result is compared with OpenBLAS, guards included.
