@@ -86,8 +86,8 @@ class Pinned {
   size_t size_ = 0;
 };
 
-// Copies a rows x cols block between host buffers (leading dimensions in elements) with the
-// copy threads, in pieces of about a megabyte.
+}  // namespace
+
 void host_copy(void* dst, int64_t ldd, const void* src, int64_t lds, int rows, int cols, size_t es) {
   if (rows <= 0 || cols <= 0) return;
   const size_t col_bytes = size_t(rows) * es;
@@ -112,6 +112,8 @@ void host_copy(void* dst, int64_t ldd, const void* src, int64_t lds, int rows, i
       std::memcpy(d + c * size_t(ldd) * es + b0, s + c * size_t(lds) * es + b0, b1 - b0);
   });
 }
+
+namespace {
 
 size_t memory_budget() {
   size_t free_b = 0, total = 0;
@@ -218,13 +220,16 @@ bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::st
   const size_t budget = memory_budget();
   // Row blocks: all of op(A) stays on the GPU if it takes at most half the budget.
   const size_t a_bytes = size_t(m) * size_t(k) * es;
+  // op(A) already in this device's memory (a caller that shares one upload among GPUs): used in
+  // place, never tiled or uploaded.
+  const bool a_given = p.mem_a == Mem::device;
   int mb = m;
-  if (a_bytes > budget / 2) mb = int(std::max<size_t>(1, budget / 4 / (size_t(k) * es)));
+  if (!a_given && a_bytes > budget / 2) mb = int(std::max<size_t>(1, budget / 4 / (size_t(k) * es)));
   mb = std::min(mb, m);
   const int row_blocks = (m + mb - 1) / mb;
   // Column panels: two slots of (B panel + C tile [+ A block]) in what is left; at least
   // about eight panels so that copies and multiplications overlap, multiples of 64 columns.
-  const size_t a_resident = row_blocks == 1 ? size_t(mb) * k * es : 0;
+  const size_t a_resident = row_blocks == 1 && !a_given ? size_t(mb) * k * es : 0;
   const size_t left = budget > a_resident ? budget - a_resident : 0;
   const size_t per_col = (size_t(k) + size_t(mb)) * es;
   const size_t a_block = row_blocks == 1 ? 0 : size_t(mb) * k * es;
@@ -342,7 +347,7 @@ bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::st
   DeviceBuffer a_all;
   Pinned a_stage[2];
   int first_tile = 0;  // the main loop's first tile (the lead panels come before it)
-  if (ok && row_blocks == 1) {
+  if (ok && row_blocks == 1 && !a_given) {
     const cudaStream_t up = slots[0].stream, mm = slots[1].stream;
     // chunk_up[i % 2]: chunk i's uploads (from a_stage[i % 2], and its B rows) are done. These are
     // the slots' `staged` events, free until the main loop.
@@ -464,8 +469,8 @@ bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::st
     // (second stream): only then does the stream wait for it.
     if (s.busy && t - 2 < first_tile && !check("sync", cudaStreamWaitEvent(s.stream, s.done, 0), "cudaStreamWaitEvent"))
       break;
-    const void* a_dev = a_all.get();
-    int a_ld = p.a_rows();
+    const void* a_dev = a_given ? p.a : a_all.get();
+    int a_ld = a_given ? p.lda : p.a_rows();
     if (row_blocks > 1) {
       a_ld = p.ta == Op::N ? rows : k;
       if (!check("copy", cudaMemcpyAsync(s.a.get(), s.pa.get(), size_t(rows) * k * es, cudaMemcpyHostToDevice, s.stream), "upload"))

@@ -4,6 +4,8 @@
 // multiplied and downloaded on one of two streams, so the host copies, both copy engines and
 // the multiplication of neighbouring tiles overlap. C is uploaded only when beta != 0.
 #pragma once
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,9 +18,15 @@ struct CTile {
   int i0, rows, j0, cols;
 };
 
-// Runs p (every operand in host memory, alpha != 0 and k > 0) on the GPU. Returns false when
+// Runs p (B and C in host memory, alpha != 0 and k > 0) on the current GPU. A is in host memory
+// too, or already in the current device's memory (mem_a == Mem::device), as a caller that
+// uploads it once for several GPUs leaves it. Returns false when
 // it failed; *unfinished then lists the tiles of C it has not written (every other tile holds
 // its final result), so the caller can compute exactly those elsewhere.
 bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::string* why);
+
+// Copies a rows x cols block between host buffers (leading dimensions in elements) with the
+// calling thread's copy threads (core/thread_pool.h), in pieces of about a megabyte.
+void host_copy(void* dst, int64_t ldd, const void* src, int64_t lds, int rows, int cols, size_t es);
 
 }  // namespace myblas

@@ -135,6 +135,98 @@ std::vector<CTile> merge_columns(std::vector<CTile> tiles, int m) {
   return out;
 }
 
+// op(A) placed once on every GPU of a split call: each chunk of its stored columns is copied from
+// the caller's memory into a pinned buffer once and sent from there to every GPU. Each block's
+// pipeline would otherwise stage all of A itself, and on multi-GPU hosts the host's memory
+// bandwidth, not PCIe, bounds these calls: staged once, A costs the host one pass instead of
+// one per GPU. Empty (the blocks stage A themselves) when it does not fit or a step fails.
+class SharedA {
+ public:
+  SharedA() = default;
+  SharedA(const SharedA&) = delete;
+  SharedA& operator=(const SharedA&) = delete;
+  ~SharedA() { release(); }
+
+  // From the calling thread (its copy lane copies); restores the current device.
+  void upload(const GemmProblem& p, const std::vector<int>& devices) {
+    const size_t es = p.elem_size(), rows = size_t(p.a_rows()), cols = size_t(p.a_cols());
+    const size_t bytes = rows * cols * es;
+    int saved = -1;
+    if (cudaGetDevice(&saved) != cudaSuccess) return;
+    const size_t chunk_cols = std::max<size_t>(1, (size_t(32) << 20) / (rows * es));
+    const size_t chunk_bytes = rows * std::min(chunk_cols, cols) * es;
+    std::vector<cudaStream_t> streams(devices.size(), nullptr);
+    std::vector<cudaEvent_t> sent[2] = {std::vector<cudaEvent_t>(devices.size(), nullptr),
+                                        std::vector<cudaEvent_t>(devices.size(), nullptr)};
+    void* pinned[2] = {nullptr, nullptr};
+    bool ok = true;
+    bufs_.assign(devices.size(), nullptr);
+    devices_ = devices;
+    for (size_t g = 0; ok && g < devices.size(); ++g) {
+      size_t free_b = 0, total = 0;
+      ok = cudaSetDevice(devices[g]) == cudaSuccess && cudaMemGetInfo(&free_b, &total) == cudaSuccess &&
+           bytes <= free_b / 10 * 4 &&  // as the pipeline keeps A: at most half its 80% budget
+           cudaMalloc(&bufs_[g], bytes) == cudaSuccess &&
+           cudaStreamCreateWithFlags(&streams[g], cudaStreamNonBlocking) == cudaSuccess &&
+           cudaEventCreateWithFlags(&sent[0][g], cudaEventDisableTiming) == cudaSuccess &&
+           cudaEventCreateWithFlags(&sent[1][g], cudaEventDisableTiming) == cudaSuccess;
+    }
+    for (int b = 0; ok && b < 2; ++b) ok = cudaHostAlloc(&pinned[b], chunk_bytes, cudaHostAllocPortable) == cudaSuccess;
+    const unsigned char* src = static_cast<const unsigned char*>(p.a);
+    for (size_t c0 = 0, i = 0; ok && c0 < cols; c0 += chunk_cols, ++i) {
+      const int b = int(i % 2);
+      const size_t cc = std::min(chunk_cols, cols - c0);
+      for (size_t g = 0; ok && i >= 2 && g < devices.size(); ++g) ok = cudaEventSynchronize(sent[b][g]) == cudaSuccess;
+      if (!ok) break;
+      host_copy(pinned[b], int64_t(rows), src + c0 * size_t(p.lda) * es, p.lda, int(rows), int(cc), es);
+      for (size_t g = 0; ok && g < devices.size(); ++g)
+        ok = cudaSetDevice(devices[g]) == cudaSuccess &&
+             cudaMemcpyAsync(static_cast<unsigned char*>(bufs_[g]) + c0 * rows * es, pinned[b], rows * cc * es,
+                             cudaMemcpyHostToDevice, streams[g]) == cudaSuccess &&
+             cudaEventRecord(sent[b][g], streams[g]) == cudaSuccess;
+    }
+    for (size_t g = 0; g < devices.size(); ++g)  // (also: no copy still reads the pinned buffers)
+      if (streams[g] && cudaStreamSynchronize(streams[g]) != cudaSuccess) ok = false;
+    for (size_t g = 0; g < devices.size(); ++g) {
+      for (int b = 0; b < 2; ++b)
+        if (sent[b][g]) cudaEventDestroy(sent[b][g]);
+      if (streams[g]) cudaStreamDestroy(streams[g]);
+    }
+    for (void* h : pinned)
+      if (h) cudaFreeHost(h);
+    if (!ok) {
+      cudaGetLastError();  // (the blocks stage A themselves; a sticky error shows again there)
+      release();
+    }
+    cudaSetDevice(saved);
+  }
+  bool ready() const { return !bufs_.empty(); }
+  // Block i's problem: p with A on devices[i], packed (leading dimension: A's stored rows).
+  GemmProblem on(const GemmProblem& p, size_t i) const {
+    GemmProblem q = p;
+    q.a = bufs_[i];
+    q.lda = p.a_rows();
+    q.mem_a = Mem::device;
+    q.dev_a = devices_[i];
+    return q;
+  }
+  void release() {
+    for (size_t g = 0; g < bufs_.size(); ++g)
+      if (bufs_[g] && !gpu_lost()) {
+        int saved = -1;
+        cudaGetDevice(&saved);
+        cudaSetDevice(devices_[g]);
+        cudaFree(bufs_[g]);
+        cudaSetDevice(saved);
+      }
+    bufs_.clear();
+  }
+
+ private:
+  std::vector<int> devices_;
+  std::vector<void*> bufs_;  // op(A) as stored, packed, on devices_[g]
+};
+
 // One GPU's block of a split call.
 struct Share {
   int device = 0;
@@ -172,21 +264,29 @@ bool host_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::string
   } else {
     cudaGetLastError();
   }
+  devices.resize(g);
   std::vector<Share> shares(g);
   for (size_t i = 0; i < g; ++i) {
     shares[i].device = devices[i];
     shares[i].block = {0, p.m, first[i], first[i + 1] - first[i]};
   }
+  SharedA shared_a;
+  {
+    CopyLane copy_lane(1, g);
+    PoolAwake copy_threads_awake;
+    shared_a.upload(p, devices);
+  }
   if (verbose()) {
     std::string blocks;
     for (const Share& s : shares)
       blocks += strformat("%s%d:%d-%d", blocks.empty() ? "" : " ", s.device, s.block.j0, s.block.j0 + s.block.cols - 1);
-    log_line(strformat("%s m=%d n=%d k=%d split over %zu GPUs (GPU:columns %s)", routine_name(p.routine), p.m, p.n,
-                       p.k, g, blocks.c_str()));
+    log_line(strformat("%s m=%d n=%d k=%d split over %zu GPUs (GPU:columns %s; A %s)", routine_name(p.routine), p.m,
+                       p.n, p.k, g, blocks.c_str(), shared_a.ready() ? "staged once for all" : "staged by each"));
   }
-  auto run_share = [&p, g](Share* s, size_t lane) {
+  auto run_share = [&p, &shared_a, g](Share* s, size_t lane) {
     try {
-      s->ok = run_tiles(p, s->device, lane, g, {s->block}, &s->left, &s->why);
+      const GemmProblem q = shared_a.ready() ? shared_a.on(p, lane - 1) : p;
+      s->ok = run_tiles(q, s->device, lane, g, {s->block}, &s->left, &s->why);
     } catch (...) {
       s->error = std::current_exception();
     }
@@ -207,6 +307,7 @@ bool host_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::string
     run_share(&shares[0], 1);
     for (size_t i = 1; i < g; ++i) workers[i]->wait();
   }
+  shared_a.release();
   for (const Share& s : shares)
     if (s.error) std::rethrow_exception(s.error);
 

@@ -1,7 +1,9 @@
 // GEMM on host arrays across the GPUs a process uses (device_choice()): C's columns are cut into
 // one contiguous block per GPU, and each block runs through the single-device pipeline
 // (host_pipeline.h) on its own GPU, from its own host thread with its own streams, staging
-// buffers and copy threads. Each GPU receives all of op(A) and its block's columns of op(B) and C.
+// buffers and copy threads. Each GPU receives all of op(A) and its block's columns of op(B) and C;
+// op(A) is copied out of the caller's memory once and sent to every GPU from the same pinned
+// buffers before the blocks start (when it fits; else each block's pipeline stages it).
 // A GPU that fails leaves its block's unfinished tiles to a GPU that did not fail; what no GPU
 // could finish is returned to the caller, which computes it on the CPU.
 #pragma once
