@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# ScaLAPACK under mpirun with libmyblas preloaded as each rank's BLAS (pdgemm_check.c).
+# ScaLAPACK under mpirun with libmyblas preloaded as each rank's BLAS (pdgemm_check.c, built as
+# pdgemm_check and, in single precision, psgemm_check: their local products are dgemm_ / sgemm_).
 #   run_pdgemm.sh <pdgemm_check> <LD_PRELOAD value> cpu [N NB reps]
 #       2 ranks, MYBLAS_BACKEND=cpu: PDGEMM and PDGETRF correct with myblas under ScaLAPACK.
 #   run_pdgemm.sh <pdgemm_check> <LD_PRELOAD value> gpu [N NB reps]
@@ -7,7 +8,7 @@
 #       GPU of its local rank (rank r on GPU r), the checks must pass; then the same run with
 #       MYBLAS_DEVICES=0 (both ranks on GPU 0), for the comparison of times.
 # Exits 77 (skipped, with the reason) without mpirun, without 2 GPUs (gpu), or, for gpu, while
-# libmyblas has no dgemm_ (ScaLAPACK's local products would not reach it). MYBLAS_MPI_ENV names
+# libmyblas lacks the program's GEMM (ScaLAPACK's local products would not reach it). MYBLAS_MPI_ENV names
 # an env.sh from scripts/pack_mpi.sh to source first (machines without MPI installed).
 set -u
 prog=$1 preload=$2 mode=$3
@@ -19,6 +20,10 @@ fi
 skip() { echo "SKIPPED: $*"; exit 77; }
 command -v mpirun >/dev/null 2>&1 || skip "no mpirun (apt-get install openmpi-bin libopenmpi-dev libscalapack-openmpi-dev)"
 lib=${preload##*:}  # the last entry is libmyblas (an ASan runtime may come first)
+case "$(basename "$prog")" in
+  ps*) gemm=sgemm ;;
+  *) gemm=dgemm ;;
+esac
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
 log=$(mktemp)
@@ -35,25 +40,25 @@ run() {  # run <label> [VAR=value ...]: 2 ranks, output in $log
   echo "== $label: mpirun -np 2 ... $prog $n $nb $reps ($*)"
   mpirun -np 2 --oversubscribe --tag-output -x LD_PRELOAD="$preload" "${xs[@]}" "$prog" "$n" "$nb" "$reps" >"$log" 2>&1
   local rc=$?
-  grep -v 'myblas: dgemm\|myblas: sgemm' "$log"
+  grep -v "myblas: $gemm" "$log"
   for r in 0 1; do  # what each rank's local products did
     local calls gpu cpu
-    calls=$(grep -c "^\[1,$r\]<std...>:myblas: dgemm" "$log")
-    gpu=$(grep "^\[1,$r\]<std...>:myblas: dgemm" "$log" | grep -c 'path=cublas\|path=kernels')
-    cpu=$(grep "^\[1,$r\]<std...>:myblas: dgemm" "$log" | grep -c 'path=cpu')
-    echo "rank $r: $calls dgemm calls logged by myblas ($gpu on the GPU, $cpu on the CPU)"
+    calls=$(grep -c "^\[1,$r\]<std...>:myblas: $gemm" "$log")
+    gpu=$(grep "^\[1,$r\]<std...>:myblas: $gemm" "$log" | grep -c 'path=cublas\|path=kernels')
+    cpu=$(grep "^\[1,$r\]<std...>:myblas: $gemm" "$log" | grep -c 'path=cpu')
+    echo "rank $r: $calls $gemm calls logged by myblas ($gpu on the GPU, $cpu on the CPU)"
   done
   [ $rc -eq 0 ] || { echo "FAILED: mpirun exited $rc"; exit 1; }
   grep -q FAIL "$log" && { echo "FAILED: a check failed"; exit 1; }
   [ "$(grep -c PASS "$log")" -ge 2 ] || { echo "FAILED: the checks did not run"; exit 1; }
 }
 
-has_dgemm() { nm -D --defined-only "$lib" 2>/dev/null | grep -qw 'dgemm_'; }
+has_gemm() { nm -D --defined-only "$lib" 2>/dev/null | grep -qw "${gemm}_"; }
 if [ "$mode" = cpu ]; then
   run "CPU BLAS through myblas" MYBLAS_BACKEND=cpu MYBLAS_VERBOSE=1
-  if has_dgemm; then  # then ScaLAPACK's local products must have come to myblas
+  if has_gemm; then  # then ScaLAPACK's local products must have come to myblas
     for r in 0 1; do
-      grep -q "^\[1,$r\]<std...>:myblas: dgemm" "$log" || { echo "FAILED: rank $r's dgemm_ calls did not reach myblas"; exit 1; }
+      grep -q "^\[1,$r\]<std...>:myblas: $gemm" "$log" || { echo "FAILED: rank $r's ${gemm}_ calls did not reach myblas"; exit 1; }
     done
   fi
   echo "PASSED"
@@ -62,7 +67,7 @@ fi
 
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
 [ "$gpus" -ge 2 ] || skip "needs 2 GPUs, found $gpus"
-has_dgemm || skip "$lib has no dgemm_: ScaLAPACK's local products would run in the system BLAS"
+has_gemm || skip "$lib has no ${gemm}_: ScaLAPACK's local products would run in the system BLAS"
 run "one GPU per rank (default mapping)" MYBLAS_VERBOSE=1 MYBLAS_BACKEND=${MYBLAS_BACKEND:-auto}
 for r in 0 1; do
   line=$(grep "^\[1,$r\]<std...>:myblas: devices:" "$log")
