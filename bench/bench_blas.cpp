@@ -246,8 +246,7 @@ const char* const kSgemvCandidates[] = {"n_rowblock", "n_rowblock_split", "n_row
                                         "n_rowblock_cluster", "n_colsweep", "n_lanes", "n_sweep",
                                         "t_lanegroup", "t_lanegroup_split", "t_lanegroup_lastblock",
                                         "t_lanegroup_cluster", "t_lanegroup_blocksplit", "warp_per_column"};
-const char* const kSgemmCandidates[] = {"pipelined_128x128x16_s3", "pipelined_128x128x16_s4", "skinny_r16",
-                                        "pipelined_regdb_256x128x8_s6", "pipelined_regdb_128x256x8_s6",
+const char* const kSgemmCandidates[] = {"pipelined_128x128x16_s4", "skinny_r16", "pipelined_regdb_256x128x8_s6",
                                         "pipelined_regdb_128x128x8_s6", "smallk_128x128x16",
                                         "smallk_panel_128x128x32", "smallk_panel_pre_128x128x32",
                                         "smallk_ws_128x256x64"};

@@ -13,8 +13,7 @@
 // --large (only the production kernels on 4092^3 NN and 4096^3 / 8192^3 in every transpose),
 // --mid (only the production kernels on mid-sized and flat NN shapes, where the tile choice matters),
 // --smallk (k <= 128 with large m and n: 8192^2 x 64 in every transpose, beta 0.5 and 0, k = 32 and
-// 128, 4096^2 x 64 and x 128, 2048^2 x 64, an edge-tile shape; the production kernels plus the
-// smallk variants),
+// 128, 4096^2 x 64 and x 128, 2048^2 x 64, an edge-tile shape; the production kernels),
 // --only=NAME[,NAME...] (only these kernels, wherever the shape list would run them).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -198,10 +197,7 @@ int main(int argc, char** argv) {
       {{'N', 'N', 8192, 8192, 64, 0.5f, false}, prod},
   };
   if (smallk) {
-    std::vector<SgemmKernel> ks = prod;
-    for (SgemmKernel k : {SgemmKernel::smallk_stream, SgemmKernel::smallk_prefetch, SgemmKernel::smallk_serial,
-                          SgemmKernel::smallk_persistent})
-      ks.push_back(k);
+    const std::vector<SgemmKernel>& ks = prod;
     list.clear();
     for (const char* t : {"NN", "NT", "TN", "TT"}) list.push_back({{t[0], t[1], 8192, 8192, 64, 0.5f, false}, ks});
     const Shape more[] = {{'N', 'N', 8192, 8192, 64, 0.f, false},  {'N', 'N', 8192, 8192, 32, 0.5f, false},

@@ -53,8 +53,8 @@ from collections import defaultdict
 CANDIDATES = {"n_rowblock", "n_rowblock_split", "n_rowblock_lastblock", "n_rowblock_cluster", "n_colsweep",
               "n_lanes", "n_sweep", "t_lanegroup", "t_lanegroup_split", "t_lanegroup_lastblock",
               "t_lanegroup_cluster", "t_lanegroup_blocksplit", "warp_per_column"}
-SGEMM_CANDIDATES = {"pipelined_128x128x16_s3", "pipelined_128x128x16_s4", "skinny_r16", "pipelined_regdb_256x128x8_s6",
-                    "pipelined_regdb_128x256x8_s6", "pipelined_regdb_128x128x8_s6", "smallk_128x128x16",
+SGEMM_CANDIDATES = {"pipelined_128x128x16_s4", "skinny_r16", "pipelined_regdb_256x128x8_s6",
+                    "pipelined_regdb_128x128x8_s6", "smallk_128x128x16",
                     "smallk_panel_128x128x32", "smallk_panel_pre_128x128x32",
                     "smallk_ws_128x256x64"}
 HGEMM_CANDIDATES = {"mma_sync_128x256x64_s3", "mma_sync_128x128x64_s3", "wgmma_tma_128x256x64_s4"}

@@ -20,7 +20,6 @@ enum class HgemmKernel {
   wmma,              // nvcuda::wmma 16x16x16, 128x128x32 block, 64x32 warp tiles, shared-memory staging
   mma_sync,          // mma.sync m16n8k16 + ldmatrix, 128x256x32 block, 4-stage cp.async pipeline,
                      // swizzled shared memory, register double-buffered fragments, L2 block swizzle
-  mma_sync_128x128,  // the same kernel with a 128x128x32 block (4 warps, 2 blocks per SM)
   mma_sync_128x256x64,  // 128x256 block, 64 k per stage, 3 stages (production fallback, large)
   mma_sync_128x128x64,  // 128x128 block, 64 k per stage, 3 stages, 2 blocks per SM (fallback, small)
   wgmma_tma,         // Hopper (sm_90a): wgmma m64n256k16 fed by TMA into 128-byte-swizzled shared
@@ -28,7 +27,7 @@ enum class HgemmKernel {
                      // with setmaxnreg, persistent grid in L2 groups (src/kernels/hgemm/wgmma_tma.cu).
                      // Needs A and B 16-byte aligned with lda, ldb multiples of 8 (TMA's rules).
 };
-constexpr int kHgemmKernelCount = 6;
+constexpr int kHgemmKernelCount = 5;
 
 const char* hgemm_kernel_name(HgemmKernel k);
 bool hgemm_kernel_from_name(const char* name, HgemmKernel* out);

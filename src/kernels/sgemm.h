@@ -24,24 +24,18 @@ enum class SgemmKernel {
   vectorized,     // rung 5 with float4 global loads and float4 shared reads (16-byte aligned only)
   warptile,       // 128x128x16, warp tiles of 64x32, register-staged double buffering
   // Production (src/kernels/sgemm/pipelined_128x128x16.cu; the pipelined_regdb_* below).
-  pipelined_s3,   // 128x128x16, cp.async 3-stage pipeline, all transposes, block swizzle
-  pipelined_s4,   // as pipelined_s3 with 4 stages
+  pipelined_s4,   // 128x128x16, cp.async 4-stage pipeline, all transposes, block swizzle
   // Shape-specialised (src/kernels/sgemm/skinny_*.cu), memory-bound.
   skinny_r16,     // min(m, n) <= 16: stream the large operand once with float4 loads along its
                   // contiguous side, the <= 16-row operand in shared memory, ordered split-k
   // Production (src/kernels/sgemm/pipelined_regdb_8x16.cu): 64x64 warp tiles, 8x16 outputs per
   // lane, shared -> register fragments double-buffered, multi-stage cp.async, all transposes.
   regdb_256x128,  // 256x128x8 block tile, 6 stages, 8 warps, one block per SM (up to 255 registers)
-  regdb_128x256,  // 128x256x8 block tile, 6 stages, 8 warps, one block per SM
   regdb_128x128,  // 128x128x8 block tile, 6 stages, 4 warps, two blocks per SM
   // Shape-specialised (src/kernels/sgemm/smallk_128x128x16.cu): small k (<= 128) with large m and
   // n and beta != 0, where C's traffic matters: pipelined_s4's tiles with C read in two batches
-  // of 8 float4 a lane in the epilogue; the others are the alternatives measured beside it.
+  // of 8 float4 a lane in the epilogue.
   smallk,             // one block per tile, batched C reads
-  smallk_stream,      // as smallk, C read and written with evict-first hints
-  smallk_prefetch,    // as smallk, C's tile prefetched into L2 at the start of the block
-  smallk_serial,      // as smallk with store_tile_8x8's one-float4-at-a-time C reads
-  smallk_persistent,  // as smallk on a persistent grid (two blocks per SM walking the tiles)
   // Shape-specialised (src/kernels/sgemm/smallk_panel_128x128x32.cu): smallk's tiles and epilogue
   // with 16-byte copies for every transpose (k-contiguous operands kept k-contiguous in shared
   // memory, swizzled), 32 k per stage, two stages; smallk's scalar copies for misaligned operands.
@@ -53,7 +47,7 @@ enum class SgemmKernel {
   // problems it cannot take (no sm_90a code, operands TMA cannot read) run smallk_panel_pre.
   smallk_ws,
 };
-constexpr int kSgemmKernelCount = 21;
+constexpr int kSgemmKernelCount = 15;
 
 const char* sgemm_kernel_name(SgemmKernel k);
 bool sgemm_kernel_from_name(const char* name, SgemmKernel* out);

@@ -57,16 +57,10 @@ bool must_refuse(SgemmKernel k, const Case& c) {
   const bool nn = c.ta == 'N' && c.tb == 'N';
   switch (k) {
     case SgemmKernel::naive:
-    case SgemmKernel::pipelined_s3:
     case SgemmKernel::pipelined_s4:
-    case SgemmKernel::regdb_128x256:
     case SgemmKernel::regdb_256x128:
     case SgemmKernel::regdb_128x128:
     case SgemmKernel::smallk:
-    case SgemmKernel::smallk_stream:
-    case SgemmKernel::smallk_prefetch:
-    case SgemmKernel::smallk_serial:
-    case SgemmKernel::smallk_persistent:
     case SgemmKernel::smallk_panel:
     case SgemmKernel::smallk_panel_pre:
       return false;
@@ -212,32 +206,6 @@ TEST_P(SgemmKernelTest, MatchesOpenBlas) {
   }
   // The NN-only aligned rungs take 20 of the full list's cases, the others more.
   EXPECT_GE(ran, short_run() ? 1 : 20) << "too few cases ran";
-}
-
-// smallk_persistent (two blocks per SM) walks several tiles per block, with the copies of the
-// next tile issued before the current one's epilogue: 544 tiles of 128 x 128 (about two per block
-// on a 132-SM H100), edge tiles both ways, k = 9 (one partial k tile, so every step crosses a
-// tile; m = 4001) and k = 20 (two; m = 4000 with exact ldc, so whole tiles take the batched C reads).
-TEST(SgemmSmallkTest, SeveralTilesPerBlock) {
-  REQUIRE_GPU();
-  if (short_run()) GTEST_SKIP() << "long shapes; MYBLAS_SGEMM_TEST_SHORT is set";
-  const float ab[][2] = {{1.f, 0.f}, {-1.f, 1.f}, {0.5f, -0.5f}};
-  auto up4 = [](int y) { return (y + 3) / 4 * 4; };
-  int ran = 0, v = 0;
-  for (int kk : {9, 20})
-    for (char ta : {'N', 'T'})
-      for (char tb : {'N', 'T'}) {
-        const int m = kk == 9 ? 4001 : 4000, n = 2049, ar = ta == 'N' ? m : kk, br = tb == 'N' ? kk : n;
-        const float* x = ab[v % 3];
-        // Alternately exact leading dimensions, and padded ones (ldc odd: C's scalar path).
-        const bool padded = v++ % 2 == 1;
-        run_case(SgemmKernel::smallk_persistent,
-                 {ta, tb, m, n, kk, padded ? up4(ar) + 4 : ar, padded ? up4(br) + 4 : br, padded ? m + 3 : m, x[0],
-                  x[1], 0},
-                 &ran);
-        if (HasFatalFailure()) return;
-      }
-  EXPECT_EQ(ran, 8);
 }
 
 // smallk_panel (and _pre) prefetch C into shared memory for beta != 0 only on grids of at most
@@ -445,8 +413,8 @@ TEST(SgemmKernelTest64, DeviceLargeOffsets) {
       for (int l = 0; l < k; ++l) s += double(ha[i + size_t(m) * l]) * hb[l + size_t(k) * j];
       want[i + size_t(m) * j] = float(alpha * s + beta * double(hc[i + size_t(m) * j]));
     }
-  for (SgemmKernel kk : {SgemmKernel::pipelined_s3, SgemmKernel::pipelined_s4, SgemmKernel::skinny_r16,
-                         SgemmKernel::regdb_128x256, SgemmKernel::regdb_256x128, SgemmKernel::regdb_128x128}) {
+  for (SgemmKernel kk : {SgemmKernel::pipelined_s4, SgemmKernel::skinny_r16, SgemmKernel::regdb_256x128,
+                         SgemmKernel::regdb_128x128}) {
     SCOPED_TRACE(myblas::sgemm_kernel_name(kk));
     for (int j = 0; j < n; ++j)
       ASSERT_EQ(cudaMemcpy(c + size_t(ld) * j, hc.data() + size_t(m) * j, m * 4, cudaMemcpyHostToDevice), cudaSuccess);

@@ -458,17 +458,11 @@ Tile sgemm_tile(SgemmKernel k) {
     case SgemmKernel::blocktile_2d:
     case SgemmKernel::vectorized: return {128, 128, 8};
     case SgemmKernel::warptile:
-    case SgemmKernel::pipelined_s3:
     case SgemmKernel::pipelined_s4: return {128, 128, 16};
     case SgemmKernel::skinny_r16: return {16, 128, 512};
     case SgemmKernel::regdb_256x128: return {256, 128, 8};
-    case SgemmKernel::regdb_128x256: return {128, 256, 8};
     case SgemmKernel::regdb_128x128: return {128, 128, 8};
-    case SgemmKernel::smallk:
-    case SgemmKernel::smallk_stream:
-    case SgemmKernel::smallk_prefetch:
-    case SgemmKernel::smallk_serial:
-    case SgemmKernel::smallk_persistent: return {128, 128, 16};
+    case SgemmKernel::smallk: return {128, 128, 16};
     case SgemmKernel::smallk_panel:
     case SgemmKernel::smallk_panel_pre: return {128, 128, 32};
     case SgemmKernel::smallk_ws: return {128, 256, 32};
@@ -479,8 +473,7 @@ Tile sgemm_tile(SgemmKernel k) {
 #ifdef SANITIZE_HGEMM_KERNELS
 Tile hgemm_tile(myblas::HgemmKernel k) {
   switch (k) {
-    case myblas::HgemmKernel::wmma:
-    case myblas::HgemmKernel::mma_sync_128x128: return {128, 128, 32};
+    case myblas::HgemmKernel::wmma: return {128, 128, 32};
     case myblas::HgemmKernel::mma_sync: return {128, 256, 32};
     case myblas::HgemmKernel::wgmma_tma: return {128, 256, 64};
   }

@@ -13,7 +13,6 @@ namespace {
 constexpr KernelEntry<HgemmKernel> kTable[kHgemmKernelCount] = {
     {HgemmKernel::wmma, "wmma_128x128x32", false},
     {HgemmKernel::mma_sync, "mma_sync_128x256x32_s4", false},
-    {HgemmKernel::mma_sync_128x128, "mma_sync_128x128x32_s4", false},
     {HgemmKernel::mma_sync_128x256x64, "mma_sync_128x256x64_s3", true},
     {HgemmKernel::mma_sync_128x128x64, "mma_sync_128x128x64_s3", true},
     {HgemmKernel::wgmma_tma, "wgmma_tma_128x256x64_s4", true},
@@ -41,7 +40,6 @@ const char* hgemm_can_implement(HgemmKernel k, const GemmProblem& p) {
   switch (k) {
     case HgemmKernel::wmma:
     case HgemmKernel::mma_sync:
-    case HgemmKernel::mma_sync_128x128:
     case HgemmKernel::mma_sync_128x256x64:
     case HgemmKernel::mma_sync_128x128x64:
       return nullptr;  // every transpose, size, leading dimension and alignment
@@ -68,7 +66,6 @@ cudaError_t hgemm_run(HgemmKernel k, const GemmProblem& p, cudaStream_t s) {
   switch (k) {
     case HgemmKernel::wmma: return launch_wmma(p, s);
     case HgemmKernel::mma_sync: return launch_mma_sync(p, 128, 256, 32, s);
-    case HgemmKernel::mma_sync_128x128: return launch_mma_sync(p, 128, 128, 32, s);
     case HgemmKernel::mma_sync_128x256x64: return launch_mma_sync(p, 128, 256, 64, s);
     case HgemmKernel::mma_sync_128x128x64: return launch_mma_sync(p, 128, 128, 64, s);
     case HgemmKernel::wgmma_tma: return launch_wgmma_tma(p, s);

@@ -1,7 +1,7 @@
 // Rung 2, mma_sync_<TM>x<TN>x<BK>_s<STAGES>: warp-level mma.sync.m16n8k16 in inline PTX, operands
 // read from shared memory with ldmatrix, fed by a multi-stage cp.async pipeline, for every
-// transpose and alignment. Four tile configurations are built (registry.cu): 128x256 or 128x128
-// blocks, with 32 or 64 k per stage.
+// transpose and alignment. Three tile configurations are built (registry.cu): 128x256x32 with 4
+// stages (the rung), and 128x256x64 and 128x128x64 with 3 stages (hgemm_choose's fallbacks).
 //
 // What changed from rung 1 (wmma) and why:
 // - mma.sync.aligned.m16n8k16 (FP16 in, FP32 accumulate) instead of wmma: the register layout of
@@ -334,7 +334,6 @@ cudaError_t launch_mma_sync(const GemmProblem& p, int tm, int tn, int bk, cudaSt
   const bool vec = vec8_ok(p.a, p.lda) && vec8_ok(p.b, p.ldb);
   if (tm == 128 && tn == 256 && bk == 32) return launch_tile<128, 256, 2, 4, 32, 4>(g, kcx, kcy, vec, s);
   if (tm == 128 && tn == 256 && bk == 64) return launch_tile<128, 256, 2, 4, 64, 3>(g, kcx, kcy, vec, s);
-  if (tm == 128 && tn == 128 && bk == 32) return launch_tile<128, 128, 2, 2, 32, 4>(g, kcx, kcy, vec, s);
   if (tm == 128 && tn == 128 && bk == 64) return launch_tile<128, 128, 2, 2, 64, 3>(g, kcx, kcy, vec, s);
   return cudaErrorInvalidValue;
 }

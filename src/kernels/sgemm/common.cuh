@@ -243,7 +243,7 @@ cudaError_t launch_blocktile_1d(const GemmProblem& p, cudaStream_t s);
 cudaError_t launch_blocktile_2d(const GemmProblem& p, cudaStream_t s);
 cudaError_t launch_vectorized(const GemmProblem& p, cudaStream_t s);
 cudaError_t launch_warptile(const GemmProblem& p, cudaStream_t s);
-cudaError_t launch_pipelined(const GemmProblem& p, int stages, cudaStream_t s);
+cudaError_t launch_pipelined(const GemmProblem& p, cudaStream_t s);
 cudaError_t launch_skinny_r16(const GemmProblem& p, cudaStream_t s);
 
 // The skinny kernels' view: C'(i, j) = sum_l S(i, l) X(l, j), with rows <= 16 rows of C'.

@@ -1,4 +1,4 @@
-// Production kernel, pipelined_128x128x16 with 3 or 4 stages: rung 7's block, warp and lane
+// Production kernel, pipelined_128x128x16 with 4 stages: rung 7's block, warp and lane
 // tiles (128x128, 64x32, 8x8 as 4x4 pieces) fed by a multi-stage cp.async pipeline, for every
 // transpose and alignment.
 //
@@ -125,10 +125,10 @@ struct Launch {
 
 }  // namespace
 
-cudaError_t launch_pipelined(const GemmProblem& p, int stages, cudaStream_t s) {
+cudaError_t launch_pipelined(const GemmProblem& p, cudaStream_t s) {
   const Args g = make_args(p);
   const Layout la = operand_layout(p.ta == Op::T, p.a, p.lda), lb = operand_layout(p.tb == Op::N, p.b, p.ldb);
-  return stages == 3 ? launch_with_layouts<Launch<3>>(la, lb, g, s) : launch_with_layouts<Launch<4>>(la, lb, g, s);
+  return launch_with_layouts<Launch<4>>(la, lb, g, s);
 }
 
 }  // namespace sgemm_detail

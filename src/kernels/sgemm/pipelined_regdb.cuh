@@ -9,7 +9,7 @@ namespace myblas {
 namespace sgemm_detail {
 
 // Block tiles the file instantiates (rows x columns of C per block; 8 k per stage, 6 stages).
-enum class RegdbTile { t256x128, t128x256, t128x128 };
+enum class RegdbTile { t256x128, t128x128 };
 
 cudaError_t launch_pipelined_regdb(const GemmProblem& p, RegdbTile tile, cudaStream_t s);
 

@@ -1,5 +1,5 @@
-// Production kernel, pipelined_regdb with an 8x16 lane tile: 64x64 warp tiles on 256x128,
-// 128x256 or 128x128 block tiles, 8 k per stage in a 6-stage cp.async pipeline, and shared ->
+// Production kernel, pipelined_regdb with an 8x16 lane tile: 64x64 warp tiles on 256x128
+// or 128x128 block tiles, 8 k per stage in a 6-stage cp.async pipeline, and shared ->
 // register fragments double-buffered by hand, for every transpose and alignment.
 //
 // What changed from pipelined_128x128x16 and why (that kernel measured 0.79x cuBLAS at 4096^3 NN,
@@ -401,7 +401,6 @@ cudaError_t launch_pipelined_regdb(const GemmProblem& p, RegdbTile tile, cudaStr
   const Layout la = operand_layout(p.ta == Op::T, p.a, p.lda), lb = operand_layout(p.tb == Op::N, p.b, p.ldb);
   switch (tile) {
     case RegdbTile::t256x128: return launch_with_layouts<Launch<Config<256, 128, 8, 6>>>(la, lb, g, s);
-    case RegdbTile::t128x256: return launch_with_layouts<Launch<Config<128, 256, 8, 6>>>(la, lb, g, s);
     case RegdbTile::t128x128: return launch_with_layouts<Launch<Config<128, 128, 8, 6>>>(la, lb, g, s);
   }
   return cudaErrorInvalidValue;

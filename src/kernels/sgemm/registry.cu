@@ -20,17 +20,11 @@ constexpr KernelEntry<SgemmKernel> kTable[kSgemmKernelCount] = {
     {SgemmKernel::blocktile_2d, "blocktile_2d_128x128x8", false},
     {SgemmKernel::vectorized, "vectorized_128x128x8", false},
     {SgemmKernel::warptile, "warptile_128x128x16", false},
-    {SgemmKernel::pipelined_s3, "pipelined_128x128x16_s3", true},
     {SgemmKernel::pipelined_s4, "pipelined_128x128x16_s4", true},
     {SgemmKernel::skinny_r16, "skinny_r16", true},
     {SgemmKernel::regdb_256x128, "pipelined_regdb_256x128x8_s6", true},
-    {SgemmKernel::regdb_128x256, "pipelined_regdb_128x256x8_s6", true},
     {SgemmKernel::regdb_128x128, "pipelined_regdb_128x128x8_s6", true},
     {SgemmKernel::smallk, "smallk_128x128x16", true},
-    {SgemmKernel::smallk_stream, "smallk_128x128x16_stream", false},
-    {SgemmKernel::smallk_prefetch, "smallk_128x128x16_prefetch", false},
-    {SgemmKernel::smallk_serial, "smallk_128x128x16_serial", false},
-    {SgemmKernel::smallk_persistent, "smallk_128x128x16_persistent", false},
     {SgemmKernel::smallk_panel, "smallk_panel_128x128x32", true},
     {SgemmKernel::smallk_panel_pre, "smallk_panel_pre_128x128x32", true},
     {SgemmKernel::smallk_ws, "smallk_ws_128x256x64", true},
@@ -55,10 +49,8 @@ const char* sgemm_can_implement(SgemmKernel k, const GemmProblem& p) {
   const bool nn = p.ta == Op::N && p.tb == Op::N;
   switch (k) {
     case SgemmKernel::naive:
-    case SgemmKernel::pipelined_s3:
     case SgemmKernel::pipelined_s4:
     case SgemmKernel::regdb_256x128:
-    case SgemmKernel::regdb_128x256:
     case SgemmKernel::regdb_128x128:
       return nullptr;
     case SgemmKernel::coalesced:
@@ -75,10 +67,6 @@ const char* sgemm_can_implement(SgemmKernel k, const GemmProblem& p) {
     case SgemmKernel::skinny_r16:
       return p.m <= 16 || p.n <= 16 ? nullptr : "for min(m, n) <= 16 only";
     case SgemmKernel::smallk:
-    case SgemmKernel::smallk_stream:
-    case SgemmKernel::smallk_prefetch:
-    case SgemmKernel::smallk_serial:
-    case SgemmKernel::smallk_persistent:
     case SgemmKernel::smallk_panel:
     case SgemmKernel::smallk_panel_pre:
       return sgemm_detail::smallk_tiles(p) < (int64_t(1) << 31) ? nullptr : "more than 2^31 - 1 tiles of 128 x 128";
@@ -151,18 +139,11 @@ cudaError_t sgemm_run(SgemmKernel k, const GemmProblem& p, cudaStream_t s) {
     case SgemmKernel::blocktile_2d: return launch_blocktile_2d(p, s);
     case SgemmKernel::vectorized: return launch_vectorized(p, s);
     case SgemmKernel::warptile: return launch_warptile(p, s);
-    case SgemmKernel::pipelined_s3: return launch_pipelined(p, 3, s);
-    case SgemmKernel::pipelined_s4: return launch_pipelined(p, 4, s);
+    case SgemmKernel::pipelined_s4: return launch_pipelined(p, s);
     case SgemmKernel::skinny_r16: return launch_skinny_r16(p, s);
-    case SgemmKernel::regdb_128x256: return launch_pipelined_regdb(p, RegdbTile::t128x256, s);
     case SgemmKernel::regdb_256x128: return launch_pipelined_regdb(p, RegdbTile::t256x128, s);
     case SgemmKernel::regdb_128x128: return launch_pipelined_regdb(p, RegdbTile::t128x128, s);
-    // SmallkPlan: {persistent, prefetch, batched, stream}
-    case SgemmKernel::smallk: return launch_smallk(p, {false, false, true, false}, s);
-    case SgemmKernel::smallk_stream: return launch_smallk(p, {false, false, true, true}, s);
-    case SgemmKernel::smallk_prefetch: return launch_smallk(p, {false, true, true, false}, s);
-    case SgemmKernel::smallk_serial: return launch_smallk(p, {false, false, false, false}, s);
-    case SgemmKernel::smallk_persistent: return launch_smallk(p, {true, false, true, false}, s);
+    case SgemmKernel::smallk: return launch_smallk(p, s);
     case SgemmKernel::smallk_panel: return launch_smallk_panel(p, false, s);
     case SgemmKernel::smallk_panel_pre: return launch_smallk_panel(p, true, s);
     case SgemmKernel::smallk_ws: return launch_smallk_ws(p, s);

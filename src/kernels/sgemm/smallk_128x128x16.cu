@@ -20,16 +20,17 @@
 //   right: the epilogue was the problem, but as latency, not bandwidth. Prefetching each tile's C
 //   into L2 at block start (prefetch.global.L2 per line) took the old epilogue from 388 to 332-347
 //   us (runs 1, 2); batching the reads alone takes it to 281. With batching the prefetch no longer
-//   pays (291 us, smallk_128x128x16_prefetch: about 40 MB of prefetched lines are evicted before
+//   pays (291 us: about 40 MB of prefetched lines are evicted before
 //   use and read again, ncu dram__bytes_read 312 MB against 273-282).
 // - A persistent grid (two blocks per SM walking the tiles, the next tile's copies issued before
-//   the current tile's epilogue; smallk_128x128x16_persistent) is no better: 286 against 281 us,
+//   the current tile's epilogue) is no better: 286 against 281 us,
 //   273 against 262 with beta = 0, and 426 against 388 with the old epilogue (run 1). With the
 //   prefetch it read 425-451 MB from DRAM: prefetched lines evicted before use.
 // - Removed after run 1: one cp.async.bulk.prefetch.L2 per column (450 us persistent, against 445
 //   for per-line prefetch), prefetching one tile ahead (463). After run 3: 32 k per stage with 3
 //   stages (327 us; it also spills 100-144 bytes in the misaligned layouts).
-// - ld/st.global.cs (evict-first) on C: within noise (280 us, smallk_128x128x16_stream).
+// - ld/st.global.cs (evict-first) on C: within noise (280 us).
+// These alternatives are not kept (git history has them).
 // - Reading the first batch before the last k tile's FMAs, to overlap its round trip, needs 32
 //   more registers across them and spilled 144-256 bytes in every layout under the 128-register
 //   cap: not measured.
@@ -46,8 +47,6 @@
 //
 // Any k is correct (k tiles past k are zero-filled); beta == 0 never reads C; edge tiles, padded or
 // misaligned C take store_tile_8x8.
-#include <type_traits>
-
 #include "kernels/sgemm/common.cuh"
 #include "kernels/sgemm/smallk.cuh"
 
@@ -61,7 +60,7 @@ constexpr int kBlocksPerSm = 2;
 constexpr int LDS = 132;  // padded shared row (floats): 16-byte aligned, transposed stores spread over banks
 constexpr int kGroupM = 8;  // tile rows per swizzle group
 static_assert(BM == 128 && BN == 128 && kThreads == 256,
-              "the copy and prefetch maps below assume 128x128 tiles, 256 threads");
+              "the copy maps below assume 128x128 tiles, 256 threads");
 
 // Copies op(X)(p0 .. p0+127, k0 .. k0+BK-1) into dst[l*LDS + p], zero past (extent, k). Element
 // (p, l) is x[p + l*ld] (contiguous along p: A N with p = m, B T with p = n) or x[l + p*ld]
@@ -101,29 +100,10 @@ __device__ __forceinline__ void copy_panel(float* dst, const float* x, int64_t l
   }
 }
 
-__device__ __forceinline__ void prefetch_l2(const float* p) {
-  asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p));
-}
-
-// Prefetches C's tile at (bm, bn) into L2: two 128-byte lines a thread (a column's 512 bytes are 4
-// lines; a misaligned column's fifth line is left out: a prefetch is only a hint).
-__device__ __forceinline__ void prefetch_c(const Args& g, int bm, int bn) {
-  const int t = threadIdx.x;
-  const int rows = min(BM, g.m - bm);
-  const int j = bn + t / 2;
-  if (j >= g.n) return;
-  const float* cj = g.c + bm + int64_t(j) * g.ldc;
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int i = (t % 2) * 64 + h * 32;
-    if (i < rows) prefetch_l2(cj + i);
-  }
-}
-
 // @tparam BK      k per pipeline stage (32 with 3 stages measured slower: see the header)
 // @tparam STAGES  stages of BK k in the pipeline (STAGES-1 in flight while one is multiplied)
 template <Layout LA, Layout LB, int BK, int STAGES>
-__global__ __launch_bounds__(kThreads, kBlocksPerSm) void sgemm_smallk_128x128x16(Args g, SmallkPlan plan) {
+__global__ __launch_bounds__(kThreads, kBlocksPerSm) void sgemm_smallk_128x128x16(Args g) {
   constexpr int kStageFloats = 2 * BK * LDS;     // as (BK x LDS) then bs (BK x LDS)
   extern __shared__ __align__(16) float smem[];  // STAGES x {as, bs}
   const int tiles_m = (g.m + BM - 1) / BM, tiles_n = (g.n + BN - 1) / BN;
@@ -133,11 +113,6 @@ __global__ __launch_bounds__(kThreads, kBlocksPerSm) void sgemm_smallk_128x128x1
   auto tile = [&](int i) { return swizzled_tile(first + i * stride, tiles_m, tiles_n, kGroupM); };
 
   const bool vec = aligned16(g.c) && g.ldc % 4 == 0;
-  const bool prefetch = plan.prefetch && g.beta != 0.f;
-  if (prefetch) {
-    const TileCoord tc = tile(0);
-    prefetch_c(g, tc.tm * BM, tc.tn * BN);
-  }
 
   // The copy side of the pipeline walks (tile, k tile) STAGES-1 steps ahead of the FMAs.
   int iss_i = 0, iss_kt = 0, iss_stage = 0;
@@ -172,25 +147,16 @@ __global__ __launch_bounds__(kThreads, kBlocksPerSm) void sgemm_smallk_128x128x1
       mma_tile_8x8<BK, LDS, LDS>(st, st + BK * LDS, lt, acc);
       stage = stage + 1 == STAGES ? 0 : stage + 1;
     }
-    if (prefetch && i + 1 < my_tiles) {
-      const TileCoord nx = tile(i + 1);
-      prefetch_c(g, nx.tm * BM, nx.tn * BN);
-    }
     const TileCoord tc = tile(i);
     const int bm = tc.tm * BM, bn = tc.tn * BN;
-    if (plan.batched && vec && g.beta != 0.f && bm + BM <= g.m && bn + BN <= g.n) {
+    if (vec && g.beta != 0.f && bm + BM <= g.m && bn + BN <= g.n) {
       float* c0 = g.c + (bm + lt.row0) + int64_t(bn + lt.col0) * g.ldc;
-      auto epilogue = [&](auto stream) {
-        constexpr bool S = decltype(stream)::value;
 #pragma unroll
-        for (int ph = 0; ph < 2; ++ph) {
-          CBatch old;
-          load_c_batch<S>(old, c0, g.ldc, ph);
-          store_c_batch<S>(old, acc, c0, g.ldc, ph, g.alpha, g.beta);
-        }
-      };
-      if (plan.stream) epilogue(std::true_type{});
-      else epilogue(std::false_type{});
+      for (int ph = 0; ph < 2; ++ph) {
+        CBatch old;
+        load_c_batch<false>(old, c0, g.ldc, ph);
+        store_c_batch<false>(old, acc, c0, g.ldc, ph, g.alpha, g.beta);
+      }
     } else {
       store_tile_8x8(g, acc, bm, bn, lt, vec);
     }
@@ -201,19 +167,14 @@ __global__ __launch_bounds__(kThreads, kBlocksPerSm) void sgemm_smallk_128x128x1
 template <int BK, int STAGES>
 struct Launch {
   template <Layout LA, Layout LB>
-  static cudaError_t launch(const Args& g, const SmallkPlan& plan, cudaStream_t s) {
+  static cudaError_t launch(const Args& g, cudaStream_t s) {
     constexpr size_t smem = size_t(STAGES) * 2 * BK * LDS * sizeof(float);
     auto kernel = sgemm_smallk_128x128x16<LA, LB, BK, STAGES>;
     static SmemLimitOnce limit;
     const cudaError_t attr = limit.set(reinterpret_cast<const void*>(kernel), smem);
     if (attr != cudaSuccess) return attr;
     const int tiles = ((g.m + BM - 1) / BM) * ((g.n + BN - 1) / BN);
-    int blocks = tiles;
-    if (plan.persistent) {
-      const int sms = device_sm_count();
-      blocks = tiles < sms * kBlocksPerSm ? tiles : sms * kBlocksPerSm;
-    }
-    kernel<<<blocks, kThreads, smem, s>>>(g, plan);
+    kernel<<<tiles, kThreads, smem, s>>>(g);
     return cudaGetLastError();
   }
 };
@@ -222,10 +183,10 @@ struct Launch {
 
 int64_t smallk_tiles(const GemmProblem& p) { return int64_t((p.m + BM - 1) / BM) * ((p.n + BN - 1) / BN); }
 
-cudaError_t launch_smallk(const GemmProblem& p, const SmallkPlan& plan, cudaStream_t s) {
+cudaError_t launch_smallk(const GemmProblem& p, cudaStream_t s) {
   const Args g = make_args(p);
   const Layout la = operand_layout(p.ta == Op::T, p.a, p.lda), lb = operand_layout(p.tb == Op::N, p.b, p.ldb);
-  return launch_with_layouts<Launch<16, 4>>(la, lb, g, plan, s);
+  return launch_with_layouts<Launch<16, 4>>(la, lb, g, s);
 }
 
 }  // namespace sgemm_detail

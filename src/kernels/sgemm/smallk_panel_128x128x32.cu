@@ -463,7 +463,7 @@ cudaError_t launch_smallk_panel(const GemmProblem& p, bool pretranspose, cudaStr
     sgemv_detail::scratch_free(scratch, s);
     return e;
   }
-  if (!a_vec || !b_vec) return launch_smallk(p, {false, false, true, false}, s);  // smallk's scalar copies
+  if (!a_vec || !b_vec) return launch_smallk(p, s);  // smallk's scalar copies
   const Args g = make_args(p);
   if (ka) return kb ? launch_panel_k<true, true>(g, s) : launch_panel_k<true, false>(g, s);
   return kb ? launch_panel_k<false, true>(g, s) : launch_panel_k<false, false>(g, s);

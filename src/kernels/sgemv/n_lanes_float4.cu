@@ -4,7 +4,7 @@
 // What changed from n_rowblock_cluster, the fastest N kernel at 4096^2-16384^2 before it
 // (128-row blocks, the columns split over the 2-8 blocks of a cluster and the splits added
 // through distributed shared memory): at 8192^2 ncu put its kernel at 90.2 us against 87.7 for
-// a kernel that only reads A (bench/read_ceiling.cu), and its event time about 1 us further
+// a kernel that only reads A (bench/probes/read_ceiling.cu), and its event time about 1 us further
 // behind (the cluster launch); 64 blocks that own 128 rows each, with no split, ran at 2.66
 // TB/s on half the SMs (bench/results/h100-sgemv-2026-11-26-nlanes.md). So here no block
 // shares its rows with another:
