@@ -1,5 +1,5 @@
 // Host time per stage of a call, to find where the library's own per-call cost goes
-// (bench/probe_call_overhead.cpp, bench/results/h100-call-overhead-2026-11-22.md). Compiled in
+// (bench/probes/probe_call_overhead.cpp, bench/results/h100-call-overhead-2026-11-22.md). Compiled in
 // only with -DMYBLAS_STAGE_CLOCK=ON; otherwise the marks are empty. MYBLAS_STAGE(i) adds the time
 // since the previous mark to stage i of this thread's current call; MYBLAS_STAGE_END(key) files
 // the call under `key` (routine and shape), and the per-key medians are printed at exit.

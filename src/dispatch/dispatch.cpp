@@ -282,7 +282,7 @@ void run_gemm(GemmProblem& p) {
   // forced (for the calls it can run), else the table's kernel, else our choice; auto mode
   // takes it only where the table's entry says kernels and that kernel can run the call, so
   // other calls skip the choice (cold host caches made it ~1 us of a 20 us call:
-  // bench/probe_call_overhead --cold).
+  // bench/probes/probe_call_overhead --cold).
   const bool can_take = kernel_possible(gpu, backend, p.any_device()) && (table_kernel || backend == Backend::kernels);
   bool has_kernel = false, kernel_wins = false;
   SgemmKernel kernel = SgemmKernel::naive;

@@ -48,7 +48,7 @@ Loaded load() {
 
 // Handles live per thread and per device; a thread that exits destroys its own. Each remembers
 // the stream and math mode it was last given: setting them costs host time on every call
-// (bench/probe_call_overhead.cpp), and they rarely change between a thread's calls.
+// (bench/probes/probe_call_overhead.cpp), and they rarely change between a thread's calls.
 struct BoundHandle {
   cublasHandle_t h = nullptr;
   cudaStream_t stream = nullptr;

@@ -21,7 +21,7 @@ namespace {
 
 // Makes `device` current for the call and restores the caller's device afterwards. With one
 // visible device there is nothing to switch, and its two cudaGetDevice calls are skipped: they
-// cost 0.1 us with the host's caches hot and 1.5-2 us with them cold (bench/probe_call_overhead
+// cost 0.1 us with the host's caches hot and 1.5-2 us with them cold (bench/probes/probe_call_overhead
 // --cold, H100), on calls of 10-20 us.
 class DeviceScope {
  public:
@@ -99,7 +99,7 @@ bool matrix_in(const void* src, Mem mem, int owner, int device, int64_t ld, int 
 
 // HGEMM's FP32 result, kept per thread and device for calls on the default stream: those end
 // synchronised, so it is idle between them. Allocating it anew from the pool for each call
-// added 3.3-5.5 us to a 25-40 us call (bench/probe_call_overhead.cpp, H100, 2026-11-22). Calls
+// added 3.3-5.5 us to a 25-40 us call (bench/probes/probe_call_overhead.cpp, H100, 2026-11-22). Calls
 // on a stream the program chose take stream-ordered scratch from the pool per call.
 constexpr size_t kKeptScratchBytes = size_t(64) << 20;
 struct ThreadScratch {
