@@ -42,6 +42,9 @@ typedef enum CBLAS_TRANSPOSE {
   CblasTrans = 112,
   CblasConjTrans = 113
 } CBLAS_TRANSPOSE;
+typedef enum CBLAS_UPLO { CblasUpper = 121, CblasLower = 122 } CBLAS_UPLO;
+typedef enum CBLAS_DIAG { CblasNonUnit = 131, CblasUnit = 132 } CBLAS_DIAG;
+typedef enum CBLAS_SIDE { CblasLeft = 141, CblasRight = 142 } CBLAS_SIDE;
 #define CBLAS_ORDER CBLAS_LAYOUT /* older spelling */
 #endif
 
@@ -69,6 +72,297 @@ void hgemm(const char *transa, const char *transb, const int *m, const int *n,
            const uint16_t *b, const int *ldb, const uint16_t *beta, uint16_t *c,
            const int *ldc);
 
+/* ---- Level 3 and GEMV in four precisions -------------------------------------
+ * Reference (netlib) semantics for every routine: DGEMM, CGEMM, ZGEMM, DGEMV, CGEMV, ZGEMV and
+ * xSYMM, xSYRK, xSYR2K, xTRMM, xTRSM (x = S, D, C, Z), CHEMM, ZHEMM, CHERK, ZHERK, CHER2K, ZHER2K.
+ * Complex arrays and scalars are interleaved (real, imaginary) pairs of float (C) or double (Z),
+ * passed as void pointers, as in OpenBLAS's and the reference cblas.h. Each routine has:
+ *   Fortran LP64   name_           (e.g. zgemm_)
+ *   Fortran ILP64  name_64_, name_64  (64-bit integers; both conventions' binary names)
+ *   CBLAS LP64     cblas_name
+ *   CBLAS ILP64    cblas_name_64, cblas_name64_
+ * so LP64 and ILP64 code can share a process. */
+void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+    const double *alpha, const double *a, const int *lda, const double *b, const int *ldb, const
+    double *beta, double *c, const int *ldc);
+void dgemm_64_(const char *transa, const char *transb, const int64_t *m, const int64_t *n, const
+    int64_t *k, const double *alpha, const double *a, const int64_t *lda, const double *b, const
+    int64_t *ldb, const double *beta, double *c, const int64_t *ldc);
+void dgemm_64(const char *transa, const char *transb, const int64_t *m, const int64_t *n, const
+    int64_t *k, const double *alpha, const double *a, const int64_t *lda, const double *b, const
+    int64_t *ldb, const double *beta, double *c, const int64_t *ldc);
+void cgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+    const void *alpha, const void *a, const int *lda, const void *b, const int *ldb, const void
+    *beta, void *c, const int *ldc);
+void cgemm_64_(const char *transa, const char *transb, const int64_t *m, const int64_t *n, const
+    int64_t *k, const void *alpha, const void *a, const int64_t *lda, const void *b, const
+    int64_t *ldb, const void *beta, void *c, const int64_t *ldc);
+void cgemm_64(const char *transa, const char *transb, const int64_t *m, const int64_t *n, const
+    int64_t *k, const void *alpha, const void *a, const int64_t *lda, const void *b, const
+    int64_t *ldb, const void *beta, void *c, const int64_t *ldc);
+void zgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+    const void *alpha, const void *a, const int *lda, const void *b, const int *ldb, const void
+    *beta, void *c, const int *ldc);
+void zgemm_64_(const char *transa, const char *transb, const int64_t *m, const int64_t *n, const
+    int64_t *k, const void *alpha, const void *a, const int64_t *lda, const void *b, const
+    int64_t *ldb, const void *beta, void *c, const int64_t *ldc);
+void zgemm_64(const char *transa, const char *transb, const int64_t *m, const int64_t *n, const
+    int64_t *k, const void *alpha, const void *a, const int64_t *lda, const void *b, const
+    int64_t *ldb, const void *beta, void *c, const int64_t *ldc);
+void dgemv_(const char *trans, const int *m, const int *n, const double *alpha, const double *a,
+    const int *lda, const double *x, const int *incx, const double *beta, double *y, const int
+    *incy);
+void dgemv_64_(const char *trans, const int64_t *m, const int64_t *n, const double *alpha, const
+    double *a, const int64_t *lda, const double *x, const int64_t *incx, const double *beta,
+    double *y, const int64_t *incy);
+void dgemv_64(const char *trans, const int64_t *m, const int64_t *n, const double *alpha, const
+    double *a, const int64_t *lda, const double *x, const int64_t *incx, const double *beta,
+    double *y, const int64_t *incy);
+void cgemv_(const char *trans, const int *m, const int *n, const void *alpha, const void *a,
+    const int *lda, const void *x, const int *incx, const void *beta, void *y, const int *incy);
+void cgemv_64_(const char *trans, const int64_t *m, const int64_t *n, const void *alpha, const
+    void *a, const int64_t *lda, const void *x, const int64_t *incx, const void *beta, void *y,
+    const int64_t *incy);
+void cgemv_64(const char *trans, const int64_t *m, const int64_t *n, const void *alpha, const
+    void *a, const int64_t *lda, const void *x, const int64_t *incx, const void *beta, void *y,
+    const int64_t *incy);
+void zgemv_(const char *trans, const int *m, const int *n, const void *alpha, const void *a,
+    const int *lda, const void *x, const int *incx, const void *beta, void *y, const int *incy);
+void zgemv_64_(const char *trans, const int64_t *m, const int64_t *n, const void *alpha, const
+    void *a, const int64_t *lda, const void *x, const int64_t *incx, const void *beta, void *y,
+    const int64_t *incy);
+void zgemv_64(const char *trans, const int64_t *m, const int64_t *n, const void *alpha, const
+    void *a, const int64_t *lda, const void *x, const int64_t *incx, const void *beta, void *y,
+    const int64_t *incy);
+void ssymm_(const char *side, const char *uplo, const int *m, const int *n, const float *alpha,
+    const float *a, const int *lda, const float *b, const int *ldb, const float *beta, float *c,
+    const int *ldc);
+void ssymm_64_(const char *side, const char *uplo, const int64_t *m, const int64_t *n, const
+    float *alpha, const float *a, const int64_t *lda, const float *b, const int64_t *ldb, const
+    float *beta, float *c, const int64_t *ldc);
+void ssymm_64(const char *side, const char *uplo, const int64_t *m, const int64_t *n, const
+    float *alpha, const float *a, const int64_t *lda, const float *b, const int64_t *ldb, const
+    float *beta, float *c, const int64_t *ldc);
+void dsymm_(const char *side, const char *uplo, const int *m, const int *n, const double *alpha,
+    const double *a, const int *lda, const double *b, const int *ldb, const double *beta, double
+    *c, const int *ldc);
+void dsymm_64_(const char *side, const char *uplo, const int64_t *m, const int64_t *n, const
+    double *alpha, const double *a, const int64_t *lda, const double *b, const int64_t *ldb,
+    const double *beta, double *c, const int64_t *ldc);
+void dsymm_64(const char *side, const char *uplo, const int64_t *m, const int64_t *n, const
+    double *alpha, const double *a, const int64_t *lda, const double *b, const int64_t *ldb,
+    const double *beta, double *c, const int64_t *ldc);
+void csymm_(const char *side, const char *uplo, const int *m, const int *n, const void *alpha,
+    const void *a, const int *lda, const void *b, const int *ldb, const void *beta, void *c,
+    const int *ldc);
+void csymm_64_(const char *side, const char *uplo, const int64_t *m, const int64_t *n, const
+    void *alpha, const void *a, const int64_t *lda, const void *b, const int64_t *ldb, const
+    void *beta, void *c, const int64_t *ldc);
+void csymm_64(const char *side, const char *uplo, const int64_t *m, const int64_t *n, const void
+    *alpha, const void *a, const int64_t *lda, const void *b, const int64_t *ldb, const void
+    *beta, void *c, const int64_t *ldc);
+void zsymm_(const char *side, const char *uplo, const int *m, const int *n, const void *alpha,
+    const void *a, const int *lda, const void *b, const int *ldb, const void *beta, void *c,
+    const int *ldc);
+void zsymm_64_(const char *side, const char *uplo, const int64_t *m, const int64_t *n, const
+    void *alpha, const void *a, const int64_t *lda, const void *b, const int64_t *ldb, const
+    void *beta, void *c, const int64_t *ldc);
+void zsymm_64(const char *side, const char *uplo, const int64_t *m, const int64_t *n, const void
+    *alpha, const void *a, const int64_t *lda, const void *b, const int64_t *ldb, const void
+    *beta, void *c, const int64_t *ldc);
+void chemm_(const char *side, const char *uplo, const int *m, const int *n, const void *alpha,
+    const void *a, const int *lda, const void *b, const int *ldb, const void *beta, void *c,
+    const int *ldc);
+void chemm_64_(const char *side, const char *uplo, const int64_t *m, const int64_t *n, const
+    void *alpha, const void *a, const int64_t *lda, const void *b, const int64_t *ldb, const
+    void *beta, void *c, const int64_t *ldc);
+void chemm_64(const char *side, const char *uplo, const int64_t *m, const int64_t *n, const void
+    *alpha, const void *a, const int64_t *lda, const void *b, const int64_t *ldb, const void
+    *beta, void *c, const int64_t *ldc);
+void zhemm_(const char *side, const char *uplo, const int *m, const int *n, const void *alpha,
+    const void *a, const int *lda, const void *b, const int *ldb, const void *beta, void *c,
+    const int *ldc);
+void zhemm_64_(const char *side, const char *uplo, const int64_t *m, const int64_t *n, const
+    void *alpha, const void *a, const int64_t *lda, const void *b, const int64_t *ldb, const
+    void *beta, void *c, const int64_t *ldc);
+void zhemm_64(const char *side, const char *uplo, const int64_t *m, const int64_t *n, const void
+    *alpha, const void *a, const int64_t *lda, const void *b, const int64_t *ldb, const void
+    *beta, void *c, const int64_t *ldc);
+void ssyrk_(const char *uplo, const char *trans, const int *n, const int *k, const float *alpha,
+    const float *a, const int *lda, const float *beta, float *c, const int *ldc);
+void ssyrk_64_(const char *uplo, const char *trans, const int64_t *n, const int64_t *k, const
+    float *alpha, const float *a, const int64_t *lda, const float *beta, float *c, const int64_t
+    *ldc);
+void ssyrk_64(const char *uplo, const char *trans, const int64_t *n, const int64_t *k, const
+    float *alpha, const float *a, const int64_t *lda, const float *beta, float *c, const int64_t
+    *ldc);
+void dsyrk_(const char *uplo, const char *trans, const int *n, const int *k, const double
+    *alpha, const double *a, const int *lda, const double *beta, double *c, const int *ldc);
+void dsyrk_64_(const char *uplo, const char *trans, const int64_t *n, const int64_t *k, const
+    double *alpha, const double *a, const int64_t *lda, const double *beta, double *c, const
+    int64_t *ldc);
+void dsyrk_64(const char *uplo, const char *trans, const int64_t *n, const int64_t *k, const
+    double *alpha, const double *a, const int64_t *lda, const double *beta, double *c, const
+    int64_t *ldc);
+void csyrk_(const char *uplo, const char *trans, const int *n, const int *k, const void *alpha,
+    const void *a, const int *lda, const void *beta, void *c, const int *ldc);
+void csyrk_64_(const char *uplo, const char *trans, const int64_t *n, const int64_t *k, const
+    void *alpha, const void *a, const int64_t *lda, const void *beta, void *c, const int64_t
+    *ldc);
+void csyrk_64(const char *uplo, const char *trans, const int64_t *n, const int64_t *k, const
+    void *alpha, const void *a, const int64_t *lda, const void *beta, void *c, const int64_t
+    *ldc);
+void zsyrk_(const char *uplo, const char *trans, const int *n, const int *k, const void *alpha,
+    const void *a, const int *lda, const void *beta, void *c, const int *ldc);
+void zsyrk_64_(const char *uplo, const char *trans, const int64_t *n, const int64_t *k, const
+    void *alpha, const void *a, const int64_t *lda, const void *beta, void *c, const int64_t
+    *ldc);
+void zsyrk_64(const char *uplo, const char *trans, const int64_t *n, const int64_t *k, const
+    void *alpha, const void *a, const int64_t *lda, const void *beta, void *c, const int64_t
+    *ldc);
+void cherk_(const char *uplo, const char *trans, const int *n, const int *k, const float *alpha,
+    const void *a, const int *lda, const float *beta, void *c, const int *ldc);
+void cherk_64_(const char *uplo, const char *trans, const int64_t *n, const int64_t *k, const
+    float *alpha, const void *a, const int64_t *lda, const float *beta, void *c, const int64_t
+    *ldc);
+void cherk_64(const char *uplo, const char *trans, const int64_t *n, const int64_t *k, const
+    float *alpha, const void *a, const int64_t *lda, const float *beta, void *c, const int64_t
+    *ldc);
+void zherk_(const char *uplo, const char *trans, const int *n, const int *k, const double
+    *alpha, const void *a, const int *lda, const double *beta, void *c, const int *ldc);
+void zherk_64_(const char *uplo, const char *trans, const int64_t *n, const int64_t *k, const
+    double *alpha, const void *a, const int64_t *lda, const double *beta, void *c, const int64_t
+    *ldc);
+void zherk_64(const char *uplo, const char *trans, const int64_t *n, const int64_t *k, const
+    double *alpha, const void *a, const int64_t *lda, const double *beta, void *c, const int64_t
+    *ldc);
+void ssyr2k_(const char *uplo, const char *trans, const int *n, const int *k, const float
+    *alpha, const float *a, const int *lda, const float *b, const int *ldb, const float *beta,
+    float *c, const int *ldc);
+void ssyr2k_64_(const char *uplo, const char *trans, const int64_t *n, const int64_t *k, const
+    float *alpha, const float *a, const int64_t *lda, const float *b, const int64_t *ldb, const
+    float *beta, float *c, const int64_t *ldc);
+void ssyr2k_64(const char *uplo, const char *trans, const int64_t *n, const int64_t *k, const
+    float *alpha, const float *a, const int64_t *lda, const float *b, const int64_t *ldb, const
+    float *beta, float *c, const int64_t *ldc);
+void dsyr2k_(const char *uplo, const char *trans, const int *n, const int *k, const double
+    *alpha, const double *a, const int *lda, const double *b, const int *ldb, const double
+    *beta, double *c, const int *ldc);
+void dsyr2k_64_(const char *uplo, const char *trans, const int64_t *n, const int64_t *k, const
+    double *alpha, const double *a, const int64_t *lda, const double *b, const int64_t *ldb,
+    const double *beta, double *c, const int64_t *ldc);
+void dsyr2k_64(const char *uplo, const char *trans, const int64_t *n, const int64_t *k, const
+    double *alpha, const double *a, const int64_t *lda, const double *b, const int64_t *ldb,
+    const double *beta, double *c, const int64_t *ldc);
+void csyr2k_(const char *uplo, const char *trans, const int *n, const int *k, const void *alpha,
+    const void *a, const int *lda, const void *b, const int *ldb, const void *beta, void *c,
+    const int *ldc);
+void csyr2k_64_(const char *uplo, const char *trans, const int64_t *n, const int64_t *k, const
+    void *alpha, const void *a, const int64_t *lda, const void *b, const int64_t *ldb, const
+    void *beta, void *c, const int64_t *ldc);
+void csyr2k_64(const char *uplo, const char *trans, const int64_t *n, const int64_t *k, const
+    void *alpha, const void *a, const int64_t *lda, const void *b, const int64_t *ldb, const
+    void *beta, void *c, const int64_t *ldc);
+void zsyr2k_(const char *uplo, const char *trans, const int *n, const int *k, const void *alpha,
+    const void *a, const int *lda, const void *b, const int *ldb, const void *beta, void *c,
+    const int *ldc);
+void zsyr2k_64_(const char *uplo, const char *trans, const int64_t *n, const int64_t *k, const
+    void *alpha, const void *a, const int64_t *lda, const void *b, const int64_t *ldb, const
+    void *beta, void *c, const int64_t *ldc);
+void zsyr2k_64(const char *uplo, const char *trans, const int64_t *n, const int64_t *k, const
+    void *alpha, const void *a, const int64_t *lda, const void *b, const int64_t *ldb, const
+    void *beta, void *c, const int64_t *ldc);
+void cher2k_(const char *uplo, const char *trans, const int *n, const int *k, const void *alpha,
+    const void *a, const int *lda, const void *b, const int *ldb, const float *beta, void *c,
+    const int *ldc);
+void cher2k_64_(const char *uplo, const char *trans, const int64_t *n, const int64_t *k, const
+    void *alpha, const void *a, const int64_t *lda, const void *b, const int64_t *ldb, const
+    float *beta, void *c, const int64_t *ldc);
+void cher2k_64(const char *uplo, const char *trans, const int64_t *n, const int64_t *k, const
+    void *alpha, const void *a, const int64_t *lda, const void *b, const int64_t *ldb, const
+    float *beta, void *c, const int64_t *ldc);
+void zher2k_(const char *uplo, const char *trans, const int *n, const int *k, const void *alpha,
+    const void *a, const int *lda, const void *b, const int *ldb, const double *beta, void *c,
+    const int *ldc);
+void zher2k_64_(const char *uplo, const char *trans, const int64_t *n, const int64_t *k, const
+    void *alpha, const void *a, const int64_t *lda, const void *b, const int64_t *ldb, const
+    double *beta, void *c, const int64_t *ldc);
+void zher2k_64(const char *uplo, const char *trans, const int64_t *n, const int64_t *k, const
+    void *alpha, const void *a, const int64_t *lda, const void *b, const int64_t *ldb, const
+    double *beta, void *c, const int64_t *ldc);
+void strmm_(const char *side, const char *uplo, const char *transa, const char *diag, const int
+    *m, const int *n, const float *alpha, const float *a, const int *lda, float *b, const int
+    *ldb);
+void strmm_64_(const char *side, const char *uplo, const char *transa, const char *diag, const
+    int64_t *m, const int64_t *n, const float *alpha, const float *a, const int64_t *lda, float
+    *b, const int64_t *ldb);
+void strmm_64(const char *side, const char *uplo, const char *transa, const char *diag, const
+    int64_t *m, const int64_t *n, const float *alpha, const float *a, const int64_t *lda, float
+    *b, const int64_t *ldb);
+void dtrmm_(const char *side, const char *uplo, const char *transa, const char *diag, const int
+    *m, const int *n, const double *alpha, const double *a, const int *lda, double *b, const int
+    *ldb);
+void dtrmm_64_(const char *side, const char *uplo, const char *transa, const char *diag, const
+    int64_t *m, const int64_t *n, const double *alpha, const double *a, const int64_t *lda,
+    double *b, const int64_t *ldb);
+void dtrmm_64(const char *side, const char *uplo, const char *transa, const char *diag, const
+    int64_t *m, const int64_t *n, const double *alpha, const double *a, const int64_t *lda,
+    double *b, const int64_t *ldb);
+void ctrmm_(const char *side, const char *uplo, const char *transa, const char *diag, const int
+    *m, const int *n, const void *alpha, const void *a, const int *lda, void *b, const int
+    *ldb);
+void ctrmm_64_(const char *side, const char *uplo, const char *transa, const char *diag, const
+    int64_t *m, const int64_t *n, const void *alpha, const void *a, const int64_t *lda, void *b,
+    const int64_t *ldb);
+void ctrmm_64(const char *side, const char *uplo, const char *transa, const char *diag, const
+    int64_t *m, const int64_t *n, const void *alpha, const void *a, const int64_t *lda, void *b,
+    const int64_t *ldb);
+void ztrmm_(const char *side, const char *uplo, const char *transa, const char *diag, const int
+    *m, const int *n, const void *alpha, const void *a, const int *lda, void *b, const int
+    *ldb);
+void ztrmm_64_(const char *side, const char *uplo, const char *transa, const char *diag, const
+    int64_t *m, const int64_t *n, const void *alpha, const void *a, const int64_t *lda, void *b,
+    const int64_t *ldb);
+void ztrmm_64(const char *side, const char *uplo, const char *transa, const char *diag, const
+    int64_t *m, const int64_t *n, const void *alpha, const void *a, const int64_t *lda, void *b,
+    const int64_t *ldb);
+void strsm_(const char *side, const char *uplo, const char *transa, const char *diag, const int
+    *m, const int *n, const float *alpha, const float *a, const int *lda, float *b, const int
+    *ldb);
+void strsm_64_(const char *side, const char *uplo, const char *transa, const char *diag, const
+    int64_t *m, const int64_t *n, const float *alpha, const float *a, const int64_t *lda, float
+    *b, const int64_t *ldb);
+void strsm_64(const char *side, const char *uplo, const char *transa, const char *diag, const
+    int64_t *m, const int64_t *n, const float *alpha, const float *a, const int64_t *lda, float
+    *b, const int64_t *ldb);
+void dtrsm_(const char *side, const char *uplo, const char *transa, const char *diag, const int
+    *m, const int *n, const double *alpha, const double *a, const int *lda, double *b, const int
+    *ldb);
+void dtrsm_64_(const char *side, const char *uplo, const char *transa, const char *diag, const
+    int64_t *m, const int64_t *n, const double *alpha, const double *a, const int64_t *lda,
+    double *b, const int64_t *ldb);
+void dtrsm_64(const char *side, const char *uplo, const char *transa, const char *diag, const
+    int64_t *m, const int64_t *n, const double *alpha, const double *a, const int64_t *lda,
+    double *b, const int64_t *ldb);
+void ctrsm_(const char *side, const char *uplo, const char *transa, const char *diag, const int
+    *m, const int *n, const void *alpha, const void *a, const int *lda, void *b, const int
+    *ldb);
+void ctrsm_64_(const char *side, const char *uplo, const char *transa, const char *diag, const
+    int64_t *m, const int64_t *n, const void *alpha, const void *a, const int64_t *lda, void *b,
+    const int64_t *ldb);
+void ctrsm_64(const char *side, const char *uplo, const char *transa, const char *diag, const
+    int64_t *m, const int64_t *n, const void *alpha, const void *a, const int64_t *lda, void *b,
+    const int64_t *ldb);
+void ztrsm_(const char *side, const char *uplo, const char *transa, const char *diag, const int
+    *m, const int *n, const void *alpha, const void *a, const int *lda, void *b, const int
+    *ldb);
+void ztrsm_64_(const char *side, const char *uplo, const char *transa, const char *diag, const
+    int64_t *m, const int64_t *n, const void *alpha, const void *a, const int64_t *lda, void *b,
+    const int64_t *ldb);
+void ztrsm_64(const char *side, const char *uplo, const char *transa, const char *diag, const
+    int64_t *m, const int64_t *n, const void *alpha, const void *a, const int64_t *lda, void *b,
+    const int64_t *ldb);
+
 /* Error handler called for illegal arguments, through the dynamic symbol, so a
  * program's own xerbla_ wins. The default prints the reference message to
  * stderr and returns (see README: "Errors"). */
@@ -86,6 +380,273 @@ void cblas_sgemv(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int m, int n,
 
 /* CBLAS error handler (reference signature); overridable like xerbla_. */
 void cblas_xerbla(int info, const char *rout, const char *form, ...);
+
+/* CBLAS forms of the routines above (row- and column-major). */
+void cblas_dgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE transb, int m, int
+    n, int k, double alpha, const double *a, int lda, const double *b, int ldb, double beta,
+    double *c, int ldc);
+void cblas_dgemm_64(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE transb, int64_t
+    m, int64_t n, int64_t k, double alpha, const double *a, int64_t lda, const double *b,
+    int64_t ldb, double beta, double *c, int64_t ldc);
+void cblas_dgemm64_(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE transb, int64_t
+    m, int64_t n, int64_t k, double alpha, const double *a, int64_t lda, const double *b,
+    int64_t ldb, double beta, double *c, int64_t ldc);
+void cblas_cgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE transb, int m, int
+    n, int k, const void * alpha, const void *a, int lda, const void *b, int ldb, const void *
+    beta, void *c, int ldc);
+void cblas_cgemm_64(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE transb, int64_t
+    m, int64_t n, int64_t k, const void * alpha, const void *a, int64_t lda, const void *b,
+    int64_t ldb, const void * beta, void *c, int64_t ldc);
+void cblas_cgemm64_(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE transb, int64_t
+    m, int64_t n, int64_t k, const void * alpha, const void *a, int64_t lda, const void *b,
+    int64_t ldb, const void * beta, void *c, int64_t ldc);
+void cblas_zgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE transb, int m, int
+    n, int k, const void * alpha, const void *a, int lda, const void *b, int ldb, const void *
+    beta, void *c, int ldc);
+void cblas_zgemm_64(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE transb, int64_t
+    m, int64_t n, int64_t k, const void * alpha, const void *a, int64_t lda, const void *b,
+    int64_t ldb, const void * beta, void *c, int64_t ldc);
+void cblas_zgemm64_(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE transb, int64_t
+    m, int64_t n, int64_t k, const void * alpha, const void *a, int64_t lda, const void *b,
+    int64_t ldb, const void * beta, void *c, int64_t ldc);
+void cblas_dgemv(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int m, int n, double alpha, const
+    double *a, int lda, const double *x, int incx, double beta, double *y, int incy);
+void cblas_dgemv_64(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int64_t m, int64_t n, double
+    alpha, const double *a, int64_t lda, const double *x, int64_t incx, double beta, double *y,
+    int64_t incy);
+void cblas_dgemv64_(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int64_t m, int64_t n, double
+    alpha, const double *a, int64_t lda, const double *x, int64_t incx, double beta, double *y,
+    int64_t incy);
+void cblas_cgemv(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int m, int n, const void * alpha,
+    const void *a, int lda, const void *x, int incx, const void * beta, void *y, int incy);
+void cblas_cgemv_64(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int64_t m, int64_t n, const void
+    * alpha, const void *a, int64_t lda, const void *x, int64_t incx, const void * beta, void
+    *y, int64_t incy);
+void cblas_cgemv64_(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int64_t m, int64_t n, const void
+    * alpha, const void *a, int64_t lda, const void *x, int64_t incx, const void * beta, void
+    *y, int64_t incy);
+void cblas_zgemv(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int m, int n, const void * alpha,
+    const void *a, int lda, const void *x, int incx, const void * beta, void *y, int incy);
+void cblas_zgemv_64(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int64_t m, int64_t n, const void
+    * alpha, const void *a, int64_t lda, const void *x, int64_t incx, const void * beta, void
+    *y, int64_t incy);
+void cblas_zgemv64_(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int64_t m, int64_t n, const void
+    * alpha, const void *a, int64_t lda, const void *x, int64_t incx, const void * beta, void
+    *y, int64_t incy);
+void cblas_ssymm(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, int m, int n, float
+    alpha, const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc);
+void cblas_ssymm_64(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, int64_t m, int64_t n,
+    float alpha, const float *a, int64_t lda, const float *b, int64_t ldb, float beta, float *c,
+    int64_t ldc);
+void cblas_ssymm64_(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, int64_t m, int64_t n,
+    float alpha, const float *a, int64_t lda, const float *b, int64_t ldb, float beta, float *c,
+    int64_t ldc);
+void cblas_dsymm(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, int m, int n, double
+    alpha, const double *a, int lda, const double *b, int ldb, double beta, double *c, int ldc);
+void cblas_dsymm_64(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, int64_t m, int64_t n,
+    double alpha, const double *a, int64_t lda, const double *b, int64_t ldb, double beta,
+    double *c, int64_t ldc);
+void cblas_dsymm64_(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, int64_t m, int64_t n,
+    double alpha, const double *a, int64_t lda, const double *b, int64_t ldb, double beta,
+    double *c, int64_t ldc);
+void cblas_csymm(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, int m, int n, const void
+    * alpha, const void *a, int lda, const void *b, int ldb, const void * beta, void *c, int
+    ldc);
+void cblas_csymm_64(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, int64_t m, int64_t n,
+    const void * alpha, const void *a, int64_t lda, const void *b, int64_t ldb, const void *
+    beta, void *c, int64_t ldc);
+void cblas_csymm64_(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, int64_t m, int64_t n,
+    const void * alpha, const void *a, int64_t lda, const void *b, int64_t ldb, const void *
+    beta, void *c, int64_t ldc);
+void cblas_zsymm(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, int m, int n, const void
+    * alpha, const void *a, int lda, const void *b, int ldb, const void * beta, void *c, int
+    ldc);
+void cblas_zsymm_64(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, int64_t m, int64_t n,
+    const void * alpha, const void *a, int64_t lda, const void *b, int64_t ldb, const void *
+    beta, void *c, int64_t ldc);
+void cblas_zsymm64_(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, int64_t m, int64_t n,
+    const void * alpha, const void *a, int64_t lda, const void *b, int64_t ldb, const void *
+    beta, void *c, int64_t ldc);
+void cblas_chemm(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, int m, int n, const void
+    * alpha, const void *a, int lda, const void *b, int ldb, const void * beta, void *c, int
+    ldc);
+void cblas_chemm_64(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, int64_t m, int64_t n,
+    const void * alpha, const void *a, int64_t lda, const void *b, int64_t ldb, const void *
+    beta, void *c, int64_t ldc);
+void cblas_chemm64_(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, int64_t m, int64_t n,
+    const void * alpha, const void *a, int64_t lda, const void *b, int64_t ldb, const void *
+    beta, void *c, int64_t ldc);
+void cblas_zhemm(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, int m, int n, const void
+    * alpha, const void *a, int lda, const void *b, int ldb, const void * beta, void *c, int
+    ldc);
+void cblas_zhemm_64(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, int64_t m, int64_t n,
+    const void * alpha, const void *a, int64_t lda, const void *b, int64_t ldb, const void *
+    beta, void *c, int64_t ldc);
+void cblas_zhemm64_(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, int64_t m, int64_t n,
+    const void * alpha, const void *a, int64_t lda, const void *b, int64_t ldb, const void *
+    beta, void *c, int64_t ldc);
+void cblas_ssyrk(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int n, int k,
+    float alpha, const float *a, int lda, float beta, float *c, int ldc);
+void cblas_ssyrk_64(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int64_t n,
+    int64_t k, float alpha, const float *a, int64_t lda, float beta, float *c, int64_t ldc);
+void cblas_ssyrk64_(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int64_t n,
+    int64_t k, float alpha, const float *a, int64_t lda, float beta, float *c, int64_t ldc);
+void cblas_dsyrk(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int n, int k,
+    double alpha, const double *a, int lda, double beta, double *c, int ldc);
+void cblas_dsyrk_64(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int64_t n,
+    int64_t k, double alpha, const double *a, int64_t lda, double beta, double *c, int64_t ldc);
+void cblas_dsyrk64_(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int64_t n,
+    int64_t k, double alpha, const double *a, int64_t lda, double beta, double *c, int64_t ldc);
+void cblas_csyrk(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int n, int k,
+    const void * alpha, const void *a, int lda, const void * beta, void *c, int ldc);
+void cblas_csyrk_64(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int64_t n,
+    int64_t k, const void * alpha, const void *a, int64_t lda, const void * beta, void *c,
+    int64_t ldc);
+void cblas_csyrk64_(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int64_t n,
+    int64_t k, const void * alpha, const void *a, int64_t lda, const void * beta, void *c,
+    int64_t ldc);
+void cblas_zsyrk(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int n, int k,
+    const void * alpha, const void *a, int lda, const void * beta, void *c, int ldc);
+void cblas_zsyrk_64(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int64_t n,
+    int64_t k, const void * alpha, const void *a, int64_t lda, const void * beta, void *c,
+    int64_t ldc);
+void cblas_zsyrk64_(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int64_t n,
+    int64_t k, const void * alpha, const void *a, int64_t lda, const void * beta, void *c,
+    int64_t ldc);
+void cblas_cherk(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int n, int k,
+    float alpha, const void *a, int lda, float beta, void *c, int ldc);
+void cblas_cherk_64(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int64_t n,
+    int64_t k, float alpha, const void *a, int64_t lda, float beta, void *c, int64_t ldc);
+void cblas_cherk64_(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int64_t n,
+    int64_t k, float alpha, const void *a, int64_t lda, float beta, void *c, int64_t ldc);
+void cblas_zherk(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int n, int k,
+    double alpha, const void *a, int lda, double beta, void *c, int ldc);
+void cblas_zherk_64(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int64_t n,
+    int64_t k, double alpha, const void *a, int64_t lda, double beta, void *c, int64_t ldc);
+void cblas_zherk64_(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int64_t n,
+    int64_t k, double alpha, const void *a, int64_t lda, double beta, void *c, int64_t ldc);
+void cblas_ssyr2k(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int n, int k,
+    float alpha, const float *a, int lda, const float *b, int ldb, float beta, float *c, int
+    ldc);
+void cblas_ssyr2k_64(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int64_t n,
+    int64_t k, float alpha, const float *a, int64_t lda, const float *b, int64_t ldb, float
+    beta, float *c, int64_t ldc);
+void cblas_ssyr2k64_(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int64_t n,
+    int64_t k, float alpha, const float *a, int64_t lda, const float *b, int64_t ldb, float
+    beta, float *c, int64_t ldc);
+void cblas_dsyr2k(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int n, int k,
+    double alpha, const double *a, int lda, const double *b, int ldb, double beta, double *c,
+    int ldc);
+void cblas_dsyr2k_64(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int64_t n,
+    int64_t k, double alpha, const double *a, int64_t lda, const double *b, int64_t ldb, double
+    beta, double *c, int64_t ldc);
+void cblas_dsyr2k64_(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int64_t n,
+    int64_t k, double alpha, const double *a, int64_t lda, const double *b, int64_t ldb, double
+    beta, double *c, int64_t ldc);
+void cblas_csyr2k(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int n, int k,
+    const void * alpha, const void *a, int lda, const void *b, int ldb, const void * beta, void
+    *c, int ldc);
+void cblas_csyr2k_64(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int64_t n,
+    int64_t k, const void * alpha, const void *a, int64_t lda, const void *b, int64_t ldb, const
+    void * beta, void *c, int64_t ldc);
+void cblas_csyr2k64_(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int64_t n,
+    int64_t k, const void * alpha, const void *a, int64_t lda, const void *b, int64_t ldb, const
+    void * beta, void *c, int64_t ldc);
+void cblas_zsyr2k(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int n, int k,
+    const void * alpha, const void *a, int lda, const void *b, int ldb, const void * beta, void
+    *c, int ldc);
+void cblas_zsyr2k_64(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int64_t n,
+    int64_t k, const void * alpha, const void *a, int64_t lda, const void *b, int64_t ldb, const
+    void * beta, void *c, int64_t ldc);
+void cblas_zsyr2k64_(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int64_t n,
+    int64_t k, const void * alpha, const void *a, int64_t lda, const void *b, int64_t ldb, const
+    void * beta, void *c, int64_t ldc);
+void cblas_cher2k(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int n, int k,
+    const void * alpha, const void *a, int lda, const void *b, int ldb, float beta, void *c, int
+    ldc);
+void cblas_cher2k_64(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int64_t n,
+    int64_t k, const void * alpha, const void *a, int64_t lda, const void *b, int64_t ldb, float
+    beta, void *c, int64_t ldc);
+void cblas_cher2k64_(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int64_t n,
+    int64_t k, const void * alpha, const void *a, int64_t lda, const void *b, int64_t ldb, float
+    beta, void *c, int64_t ldc);
+void cblas_zher2k(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int n, int k,
+    const void * alpha, const void *a, int lda, const void *b, int ldb, double beta, void *c,
+    int ldc);
+void cblas_zher2k_64(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int64_t n,
+    int64_t k, const void * alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
+    double beta, void *c, int64_t ldc);
+void cblas_zher2k64_(CBLAS_LAYOUT layout, CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, int64_t n,
+    int64_t k, const void * alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
+    double beta, void *c, int64_t ldc);
+void cblas_strmm(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE transa,
+    CBLAS_DIAG diag, int m, int n, float alpha, const float *a, int lda, float *b, int ldb);
+void cblas_strmm_64(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE
+    transa, CBLAS_DIAG diag, int64_t m, int64_t n, float alpha, const float *a, int64_t lda,
+    float *b, int64_t ldb);
+void cblas_strmm64_(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE
+    transa, CBLAS_DIAG diag, int64_t m, int64_t n, float alpha, const float *a, int64_t lda,
+    float *b, int64_t ldb);
+void cblas_dtrmm(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE transa,
+    CBLAS_DIAG diag, int m, int n, double alpha, const double *a, int lda, double *b, int ldb);
+void cblas_dtrmm_64(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE
+    transa, CBLAS_DIAG diag, int64_t m, int64_t n, double alpha, const double *a, int64_t lda,
+    double *b, int64_t ldb);
+void cblas_dtrmm64_(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE
+    transa, CBLAS_DIAG diag, int64_t m, int64_t n, double alpha, const double *a, int64_t lda,
+    double *b, int64_t ldb);
+void cblas_ctrmm(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE transa,
+    CBLAS_DIAG diag, int m, int n, const void * alpha, const void *a, int lda, void *b, int
+    ldb);
+void cblas_ctrmm_64(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE
+    transa, CBLAS_DIAG diag, int64_t m, int64_t n, const void * alpha, const void *a, int64_t
+    lda, void *b, int64_t ldb);
+void cblas_ctrmm64_(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE
+    transa, CBLAS_DIAG diag, int64_t m, int64_t n, const void * alpha, const void *a, int64_t
+    lda, void *b, int64_t ldb);
+void cblas_ztrmm(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE transa,
+    CBLAS_DIAG diag, int m, int n, const void * alpha, const void *a, int lda, void *b, int
+    ldb);
+void cblas_ztrmm_64(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE
+    transa, CBLAS_DIAG diag, int64_t m, int64_t n, const void * alpha, const void *a, int64_t
+    lda, void *b, int64_t ldb);
+void cblas_ztrmm64_(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE
+    transa, CBLAS_DIAG diag, int64_t m, int64_t n, const void * alpha, const void *a, int64_t
+    lda, void *b, int64_t ldb);
+void cblas_strsm(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE transa,
+    CBLAS_DIAG diag, int m, int n, float alpha, const float *a, int lda, float *b, int ldb);
+void cblas_strsm_64(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE
+    transa, CBLAS_DIAG diag, int64_t m, int64_t n, float alpha, const float *a, int64_t lda,
+    float *b, int64_t ldb);
+void cblas_strsm64_(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE
+    transa, CBLAS_DIAG diag, int64_t m, int64_t n, float alpha, const float *a, int64_t lda,
+    float *b, int64_t ldb);
+void cblas_dtrsm(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE transa,
+    CBLAS_DIAG diag, int m, int n, double alpha, const double *a, int lda, double *b, int ldb);
+void cblas_dtrsm_64(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE
+    transa, CBLAS_DIAG diag, int64_t m, int64_t n, double alpha, const double *a, int64_t lda,
+    double *b, int64_t ldb);
+void cblas_dtrsm64_(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE
+    transa, CBLAS_DIAG diag, int64_t m, int64_t n, double alpha, const double *a, int64_t lda,
+    double *b, int64_t ldb);
+void cblas_ctrsm(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE transa,
+    CBLAS_DIAG diag, int m, int n, const void * alpha, const void *a, int lda, void *b, int
+    ldb);
+void cblas_ctrsm_64(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE
+    transa, CBLAS_DIAG diag, int64_t m, int64_t n, const void * alpha, const void *a, int64_t
+    lda, void *b, int64_t ldb);
+void cblas_ctrsm64_(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE
+    transa, CBLAS_DIAG diag, int64_t m, int64_t n, const void * alpha, const void *a, int64_t
+    lda, void *b, int64_t ldb);
+void cblas_ztrsm(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE transa,
+    CBLAS_DIAG diag, int m, int n, const void * alpha, const void *a, int lda, void *b, int
+    ldb);
+void cblas_ztrsm_64(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE
+    transa, CBLAS_DIAG diag, int64_t m, int64_t n, const void * alpha, const void *a, int64_t
+    lda, void *b, int64_t ldb);
+void cblas_ztrsm64_(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE
+    transa, CBLAS_DIAG diag, int64_t m, int64_t n, const void * alpha, const void *a, int64_t
+    lda, void *b, int64_t ldb);
 #endif
 
 void cblas_hgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE transb,

@@ -28,15 +28,6 @@
 
 namespace myblas {
 
-const char* routine_name(Routine r) {
-  switch (r) {
-    case Routine::sgemm: return "sgemm";
-    case Routine::sgemv: return "sgemv";
-    case Routine::hgemm: return "hgemm";
-  }
-  return "?";
-}
-
 const char* path_name(Path p) {
   switch (p) {
     case Path::none: return "none";
@@ -52,9 +43,10 @@ namespace {
 // The entry of the measured table (dispatch/table.h) that decided a call, for the verbose log:
 // " table=<file>:<line>:<trans>:<mem>:<m>x<n>[x<k>]:<path or kernel>:<ratio>".
 std::string table_note(const DispatchTable& t, const TableEntry& e) {
-  const std::string trans = e.routine == Routine::sgemv ? std::string(1, op_char(e.ta))
-                                                         : std::string{op_char(e.ta), op_char(e.tb)};
-  const std::string shape = e.routine == Routine::sgemv ? strformat("%dx%d", e.m, e.n)
+  const std::string trans = int(e.routine) >= kFirstGenericRoutine ? std::string("*")
+                            : e.routine == Routine::sgemv ? std::string(1, op_char(e.ta))
+                                                          : std::string{op_char(e.ta), op_char(e.tb)};
+  const std::string shape = e.k == 0 ? strformat("%dx%d", e.m, e.n)
                                                          : strformat("%dx%dx%d", e.m, e.n, e.k);
   return strformat(" table=%s:%d:%s:%s:%s:%s:%.3f", t.name.c_str(), e.line, trans.c_str(),
                    e.mem == Mem::host ? "host" : "device", shape.c_str(), entry_choice_name(e), e.ratio);
@@ -340,6 +332,87 @@ void run_gemm(GemmProblem& p) {
                        routine_name(p.routine), op_char(p.ta), op_char(p.tb), p.m, p.n, p.k,
                        mems(p.mem_a, p.mem_b, p.mem_c).c_str(), path_name(path), rule.name,
                        detail.c_str(), ms));
+  }
+}
+
+// The size the measured table and the verbose log know a BlasProblem by: (m, n, k) with k = 0 for
+// gemv and, for the routines without a k (symm, hemm, trmm, trsm), the order of A.
+static void table_shape(const BlasProblem& p, int* m, int* n, int* k) {
+  auto clamp = [](int64_t v) { return int(v > INT32_MAX ? INT32_MAX : v); };
+  *m = clamp(p.family == Family::syrk || p.family == Family::herk || p.family == Family::syr2k ||
+                     p.family == Family::her2k
+                 ? p.n
+                 : p.m);
+  *n = clamp(p.n);
+  switch (p.family) {
+    case Family::gemv: *k = 0; break;
+    case Family::symm: case Family::hemm: case Family::trmm: case Family::trsm: *k = clamp(p.a_rows()); break;
+    default: *k = clamp(p.k); break;
+  }
+}
+
+void run_blas(BlasProblem& p) {
+  const auto t0 = call_start();
+  const Routine r = p.routine();
+  const bool gpu = gpu_available();
+  if (gpu && device_memory_possible()) {
+    int run_dev = -1;
+    const ProgramBreakArea heap = program_break_area();
+    locate(heap, p.c, &p.mem_c, &p.dev_c, &run_dev);
+    if (!p.scale_only()) {
+      locate(heap, p.a, &p.mem_a, &p.dev_a, &run_dev);
+      if (p.reads_b()) locate(heap, p.b, &p.mem_b, &p.dev_b, &run_dev);
+    }
+    p.device = run_dev;
+  }
+  if (!gpu && gpu_lost()) {
+    const size_t es = p.elem_size();
+    const bool ab = !p.scale_only();
+    const bool gemv = p.family == Family::gemv;
+    auto vec = [es](int64_t len, int64_t inc) {
+      return len > 0 ? (size_t(len - 1) * size_t(inc < 0 ? -inc : inc) + 1) * es : 0;
+    };
+    auto mat = [es](int64_t rows, int64_t cols, int64_t ld) {
+      return rows > 0 && cols > 0 ? (size_t(cols - 1) * size_t(ld) + size_t(rows)) * es : 0;
+    };
+    if (!operands_readable({{p.c, gemv ? vec(p.c_rows(), p.ldc) : mat(p.c_rows(), p.c_cols(), p.ldc)},
+                            {ab ? p.a : nullptr, ab ? mat(p.a_rows(), p.a_cols(), p.lda) : 0},
+                            {ab && p.reads_b() ? p.b : nullptr,
+                             ab && p.reads_b() ? (gemv ? vec(p.b_rows(), p.ldb) : mat(p.b_rows(), p.b_cols(), p.ldb))
+                                               : 0}},
+                           routine_name(r))) {
+      set_last_path(Path::none);
+      return;
+    }
+  }
+  // GEMV of conj(A) without a transpose (row-major CBLAS ConjTrans) has no cuBLAS form.
+  const Backend backend = p.family == Family::gemv && p.ta == 'R' ? Backend::cpu : backend_setting();
+  int tm, tn, tk;
+  table_shape(p, &tm, &tn, &tk);
+  // Host arrays: the measured host rows of this routine decide between the CPU BLAS and the GPU;
+  // a routine the CPU BLAS lacks goes to the GPU when there is one (its built-in loops are slow).
+  const DispatchTable* table =
+      gpu && backend == Backend::auto_ && !p.scale_only() && !p.any_device() ? &dispatch_table(p.device) : nullptr;
+  const TableEntry* host = table && (table->host_gpu_rows[int(r)] || verbose())
+                               ? lookup(*table, r, Mem::host, Op::N, Op::N, tm, tn, tk, p.beta.zero())
+                               : nullptr;
+  const bool cpu_lacks = !cpu_blas_has(r);
+  const Request req{r, backend, gpu, p.any_device(), false, false,
+                    (host && host->path == Path::cublas) || (gpu && cpu_lacks && !p.scale_only())};
+  const Rule& rule = choose(req);
+  const Path path = execute(
+      rule, p, routine_name(r), [&p](Path, std::string* why) { return cublas_blas_problem(p, why); },
+      cpu_blas_problem);
+  set_last_path(path);
+  if (verbose()) {
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const std::string opts = p.family == Family::gemm ? strformat("%c%c", p.ta, p.tb)
+                             : p.family == Family::gemv ? strformat("%c", p.ta)
+                             : strformat("side=%c uplo=%c trans=%c diag=%c", p.side, p.uplo, p.ta, p.diag);
+    log_line(strformat("%s %s m=%lld n=%lld k=%lld mem(a,b,c)=%s path=%s rule=%s%s%s time=%.3f ms", routine_name(r),
+                       opts.c_str(), (long long)p.m, (long long)p.n, (long long)p.k,
+                       mems(p.mem_a, p.mem_b, p.mem_c).c_str(), path_name(path), rule.name,
+                       cpu_lacks ? " cpu-blas-lacks-it" : "", host ? table_note(*table, *host).c_str() : "", ms));
   }
 }
 

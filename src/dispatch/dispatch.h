@@ -8,5 +8,6 @@ namespace myblas {
 
 void run_gemm(GemmProblem& p);
 void run_gemv(GemvProblem& p);
+void run_blas(BlasProblem& p);
 
 }  // namespace myblas

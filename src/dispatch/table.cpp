@@ -59,12 +59,17 @@ bool parse_real(std::string_view s, double lo, bool lo_open, double hi, float* o
 }
 
 bool parse_routine(std::string_view s, Routine* r) {
-  if (s == "sgemm") *r = Routine::sgemm;
-  else if (s == "sgemv") *r = Routine::sgemv;
-  else if (s == "hgemm") *r = Routine::hgemm;
-  else return false;
-  return true;
+  for (int i = 0; i < kRoutineCount; ++i)
+    if (s == routine_name(Routine(i))) {
+      *r = Routine(i);
+      return true;
+    }
+  return false;
 }
+
+// The routines with their own problem description and kernels (sgemm, sgemv, hgemm); every
+// other routine's rows hold one kind of call whatever its options (trans "*").
+bool has_kernels(Routine r) { return int(r) < kFirstGenericRoutine; }
 
 bool parse_op(char c, Op* o) {
   if (c == 'N') *o = Op::N;
@@ -75,6 +80,7 @@ bool parse_op(char c, Op* o) {
 
 // Index of the transposes in DispatchTable::groups: sgemv N, T = 0, 1; GEMM NN, NT, TN, TT = 0..3.
 int trans_index(Routine r, Op ta, Op tb) {
+  if (!has_kernels(r)) return 4;
   return r == Routine::sgemv ? int(ta == Op::T) : 2 * int(ta == Op::T) + int(tb == Op::T);
 }
 
@@ -127,10 +133,14 @@ bool parse_row(std::string_view line, TableEntry* e, const char** why) {
     line.remove_prefix(comma + 1);
   }
   if (count != kFields) return bad(why, "fewer than 11 fields");
-  if (!parse_routine(f[0], &e->routine)) return bad(why, "routine is not sgemm, sgemv or hgemm");
-  const bool gemv = e->routine == Routine::sgemv;
-  e->tb = Op::N;
-  if (gemv ? !(f[1].size() == 1 && parse_op(f[1][0], &e->ta))
+  if (!parse_routine(f[0], &e->routine)) return bad(why, "routine is not a BLAS routine myblas serves");
+  const bool gemv = e->routine == Routine::sgemv || e->routine == routine_of(Family::gemv, Dtype::d) ||
+                    e->routine == routine_of(Family::gemv, Dtype::c) ||
+                    e->routine == routine_of(Family::gemv, Dtype::z);
+  e->ta = e->tb = Op::N;
+  if (!has_kernels(e->routine)) {
+    if (f[1] != "*") return bad(why, "trans must be * for this routine");
+  } else if (gemv ? !(f[1].size() == 1 && parse_op(f[1][0], &e->ta))
            : !(f[1].size() == 2 && parse_op(f[1][0], &e->ta) && parse_op(f[1][1], &e->tb)))
     return bad(why, gemv ? "trans is not N or T" : "trans is not NN, NT, TN or TT");
   if (f[2] == "host") e->mem = Mem::host;
@@ -139,7 +149,7 @@ bool parse_row(std::string_view line, TableEntry* e, const char** why) {
   if (!parse_int(f[3], 1, INT_MAX, &e->m) || !parse_int(f[4], 1, INT_MAX, &e->n))
     return bad(why, "m and n must be integers from 1 to 2^31-1");
   if (!parse_int(f[5], gemv ? 0 : 1, gemv ? 0 : INT_MAX, &e->k))
-    return bad(why, gemv ? "k must be 0 for sgemv" : "k must be an integer from 1 to 2^31-1");
+    return bad(why, gemv ? "k must be 0 for gemv" : "k must be an integer from 1 to 2^31-1");
   if (f[6] == "0" || f[6] == "1" || f[6] == "*") e->beta = f[6][0];
   else return bad(why, "beta is not 0, 1 or *");
   if (f[7] == "cpu") e->path = Path::cpu;
@@ -150,6 +160,7 @@ bool parse_row(std::string_view line, TableEntry* e, const char** why) {
   if (e->mem == Mem::device && e->path == Path::cpu) return bad(why, "device rows take path cublas or kernels");
   e->kernel = 0;
   if (e->path == Path::kernels) {
+    if (!has_kernels(e->routine)) return bad(why, "this routine has no kernels of ours");
     if (!parse_kernel(e->routine, std::string(f[8]), &e->kernel))
       return bad(why, gemv ? "kernel is not a production SGEMV kernel or warp_per_column"
                            : "kernel is not a production kernel of this routine");
@@ -224,8 +235,9 @@ bool parse_dispatch_table(const std::string& text, DispatchTable* out, std::stri
   for (size_t i = 0; i < t.entries.size(); ++i) {
     const TableEntry& e = t.entries[i];
     auto& g = t.groups[int(e.routine)][e.mem == Mem::device];
-    g[trans_index(e.routine, e.ta, e.tb)].push_back(uint16_t(i));
-    g[4].push_back(uint16_t(i));
+    const int ti = trans_index(e.routine, e.ta, e.tb);
+    g[ti].push_back(uint16_t(i));
+    if (ti != 4) g[4].push_back(uint16_t(i));
     if (e.mem == Mem::host && e.path == Path::cublas) t.host_gpu_rows[int(e.routine)] = true;
   }
   *out = std::move(t);
@@ -289,8 +301,8 @@ const char* entry_choice_name(const TableEntry& e) {
     case Routine::sgemv: return sgemv_kernel_name(entry_sgemv_kernel(e));
     case Routine::sgemm: return sgemm_kernel_name(entry_sgemm_kernel(e));
     case Routine::hgemm: return hgemm_kernel_name(entry_hgemm_kernel(e));
+    default: return "?";
   }
-  return "?";
 }
 
 std::vector<std::string> table_candidates(const char* override_path, const std::vector<std::string>& data_dirs, int sm) {

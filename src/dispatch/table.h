@@ -8,14 +8,17 @@
 // first other line is the header, exactly
 //   routine,trans,mem,m,n,k,beta,path,kernel,time_us,ratio
 // and each row after it has these eleven fields:
-//   routine  sgemm | sgemv | hgemm
-//   trans    sgemv: N | T;  sgemm, hgemm: NN | NT | TN | TT (op(A), op(B))
+//   routine  sgemm | sgemv | hgemm, or any other routine myblas serves (dgemm, zherk, ctrsm, ...)
+//   trans    sgemv: N | T;  sgemm, hgemm: NN | NT | TN | TT (op(A), op(B)); other routines: *
+//            (their rows hold every option)
 //   mem      host (every operand in host memory) | device (device pointers)
-//   m, n, k  the benchmarked shape, decimal; k is 0 for sgemv, >= 1 for GEMM; m, n >= 1
+//   m, n, k  the benchmarked shape, decimal; k is 0 for gemv, >= 1 otherwise (the routines
+//            without a k repeat m or n there); m, n >= 1
 //   beta     the calls the row is for: 0 (beta == 0), 1 (beta != 0) or * (any). A call looks
 //            only at the rows of its kind and the * rows (HGEMM's cuBLAS path costs more with
 //            beta != 0, when it computes into FP32 scratch to round once)
-//   path     host rows: cpu | cublas (the GPU pipeline);  device rows: cublas | kernels
+//   path     host rows: cpu | cublas (the GPU path);  device rows: cublas | kernels (sgemm,
+//            sgemv, hgemm only)
 //   kernel   with path kernels: sgemv: one of our production SGEMV kernels or warp_per_column;
 //            sgemm, hgemm: one of our production SGEMM / HGEMM kernels; else "-"
 //   time_us  the chosen path's measured time (>= 0), for the record
@@ -53,11 +56,11 @@ struct DispatchTable {
   std::string name;    // short form for the per-call log: the file's base name, or "built-in-sm_90"
   std::vector<TableEntry> entries;  // in the order of the source
   // Entries per (routine, mem, transposes); index 4 of the last dimension: every transpose.
-  std::vector<uint16_t> groups[3][2][5];
+  std::vector<uint16_t> groups[kRoutineCount][2][5];
   // Per routine: some host row chooses the GPU pipeline (path cublas). Where none does, every
   // host-array call of that routine stays on the CPU whatever its shape, and dispatch need not
   // look the shape up (tens of ns, as much as a small SGEMV's whole dispatch).
-  bool host_gpu_rows[3] = {false, false, false};
+  bool host_gpu_rows[kRoutineCount] = {};
 };
 
 // Parses `text`; on any malformed line returns false with *error = "line N: why".

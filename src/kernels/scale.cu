@@ -50,6 +50,32 @@ __global__ void scale_vector_kernel(float* y, int64_t inc, int n, float beta) {
   }
 }
 
+template <typename R, bool kComplex>
+__global__ void scale_typed_kernel(R* c, int64_t ldc, int64_t m, int64_t n, R bre, R bim, int part, bool real_diag) {
+  constexpr int kW = kComplex ? 2 : 1;  // reals per element
+  const bool zero = bre == R(0) && bim == R(0);
+  for (int64_t j = blockIdx.y; j < n; j += gridDim.y) {
+    const int64_t i0 = part == 2 ? j : 0, i1 = part == 1 ? (j + 1 < m ? j + 1 : m) : m;
+    R* col = c + j * ldc * kW;
+    for (int64_t i = i0 + int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < i1;
+         i += int64_t(gridDim.x) * blockDim.x) {
+      R* e = col + i * kW;
+      if (zero) {
+        e[0] = R(0);
+        if (kComplex) e[kW - 1] = R(0);
+        continue;
+      }
+      if (kComplex) {
+        const R re = e[0], im = e[kW - 1];
+        e[0] = bre * re - bim * im;
+        e[kW - 1] = (real_diag && i == j) ? R(0) : bre * im + bim * re;
+      } else {
+        e[0] = bre * e[0];
+      }
+    }
+  }
+}
+
 dim3 matrix_grid(int m, int n, int threads) {
   unsigned gx = unsigned((int64_t(m) + threads - 1) / threads);
   if (gx > 1024u) gx = 1024u;
@@ -58,6 +84,26 @@ dim3 matrix_grid(int m, int n, int threads) {
 }
 
 }  // namespace
+
+cudaError_t scale_matrix_typed(void* c, int64_t ldc, int64_t m, int64_t n, size_t es, bool complex, double beta_re,
+                               double beta_im, int part, bool real_diagonal, cudaStream_t s) {
+  if (m <= 0 || n <= 0) return cudaSuccess;
+  const dim3 grid = matrix_grid(int(m < INT32_MAX ? m : INT32_MAX), int(n < INT32_MAX ? n : INT32_MAX), 256);
+  const bool dbl = es == (complex ? 16u : 8u);
+  if (complex && dbl)
+    scale_typed_kernel<double, true><<<grid, 256, 0, s>>>(static_cast<double*>(c), ldc, m, n, beta_re, beta_im, part,
+                                                          real_diagonal);
+  else if (complex)
+    scale_typed_kernel<float, true><<<grid, 256, 0, s>>>(static_cast<float*>(c), ldc, m, n, float(beta_re),
+                                                         float(beta_im), part, real_diagonal);
+  else if (dbl)
+    scale_typed_kernel<double, false><<<grid, 256, 0, s>>>(static_cast<double*>(c), ldc, m, n, beta_re, 0.0, part,
+                                                           false);
+  else
+    scale_typed_kernel<float, false><<<grid, 256, 0, s>>>(static_cast<float*>(c), ldc, m, n, float(beta_re), 0.f,
+                                                          part, false);
+  return cudaGetLastError();
+}
 
 cudaError_t scale_matrix_f32(float* c, int64_t ldc, int m, int n, float beta, cudaStream_t s) {
   if (m <= 0 || n <= 0) return cudaSuccess;

@@ -17,6 +17,11 @@ cudaError_t widen_f16_f32(const uint16_t* src, int64_t lds, float* dst, int64_t 
                           cudaStream_t s);
 cudaError_t round_f32_f16(const float* src, int64_t lds, uint16_t* dst, int64_t ldd, int m, int n,
                           cudaStream_t s);
+// C := beta*C for FP32/FP64/complex elements (es = 4, 8, 8 or 16 bytes; complex when `complex`),
+// over all of C (part 0), its upper (1) or lower (2) triangle; `real_diagonal` keeps only the
+// real part of the diagonal (HERK/HER2K); beta == 0 stores zeros unread. beta = (beta_re, beta_im).
+cudaError_t scale_matrix_typed(void* c, int64_t ldc, int64_t m, int64_t n, size_t es, bool complex, double beta_re,
+                               double beta_im, int part, bool real_diagonal, cudaStream_t s);
 // y points at the vector's lowest-addressed element; inc > 0 is its stride.
 cudaError_t scale_vector_f32(float* y, int64_t inc, int n, float beta, cudaStream_t s);
 

@@ -10,16 +10,6 @@
 
 namespace myblas {
 
-namespace {
-
-// Host view of one matrix operand: the user's memory when the CPU can read it, or a
-// packed host copy of a device-resident one.
-struct HostMatrix {
-  const void* ptr = nullptr;
-  int64_t ld = 1;
-  std::vector<unsigned char> copy;
-};
-
 bool stage_in(const void* src, Mem mem, int64_t ld, int rows, int cols, size_t elem,
               bool needed, HostMatrix* out, std::string* why) {
   if (mem != Mem::device) {
@@ -50,6 +40,8 @@ bool stage_out(void* dst, int64_t ld, const HostMatrix& h, int rows, int cols, s
   }
   return true;
 }
+
+namespace {
 
 // C := beta*C over m x n with leading dimension ldc; beta == 0 stores zeros unread (one memset
 // when the columns are contiguous: 64 column memsets of 256 bytes were a visible part of a 3 us

@@ -1,7 +1,9 @@
 // The CPU path: the host BLAS computes; operands in device memory (a GPU fallback, or
 // MYBLAS_BACKEND=cpu with device pointers) are staged through host memory.
 #pragma once
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/problem.h"
 
@@ -14,5 +16,22 @@ bool cpu_gemv(const GemvProblem& p, std::string* why);
 // short SGEMVs where the library's own cost shows); false, having done nothing, for the rare
 // calls it leaves to cpu_gemv (vectors so long that a 32-bit BLAS misplaces them).
 bool cpu_gemv_host(const GemvProblem& p);
+
+// Every other routine (BlasProblem), with the same staging of device operands.
+bool cpu_blas_problem(const BlasProblem& p, std::string* why);
+// Whether the CPU BLAS exports the routine (else the built-in loops run it on the CPU).
+bool cpu_blas_has(Routine r);
+
+// Host view of one matrix operand: the user's memory when the CPU can read it, or a packed host
+// copy (ld = rows) of a device-resident one, filled when `needed`.
+struct HostMatrix {
+  const void* ptr = nullptr;
+  int64_t ld = 1;
+  std::vector<unsigned char> copy;
+};
+bool stage_in(const void* src, Mem mem, int64_t ld, int rows, int cols, size_t elem, bool needed, HostMatrix* out,
+              std::string* why);
+// Copies the host result h back over a device-resident output.
+bool stage_out(void* dst, int64_t ld, const HostMatrix& h, int rows, int cols, size_t elem, std::string* why);
 
 }  // namespace myblas

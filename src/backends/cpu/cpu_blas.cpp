@@ -81,13 +81,7 @@ void register_fork_guard() {
                  init_fork_lock);
 }
 
-class InCall {
- public:
-  InCall() { pthread_rwlock_rdlock(&g_fork_lock); }
-  ~InCall() { pthread_rwlock_unlock(&g_fork_lock); }
-  InCall(const InCall&) = delete;
-  InCall& operator=(const InCall&) = delete;
-};
+using InCall = CpuBlas::Call;
 
 // ---- OpenBLAS's kernel choice ----
 //
@@ -213,6 +207,11 @@ CpuBlas load() {
     }
     cb.sgemm_ptr = g;
     cb.sgemv_ptr = v;
+    for (int r = kFirstGenericRoutine; r < kRoutineCount; ++r) {
+      const char* rn = routine_name(Routine(r));
+      if (rn[0] == 's' && (std::string(rn) == "sgemm" || std::string(rn) == "sgemv")) continue;
+      cb.routines[r] = dlsym(h, (std::string(rn) + "_").c_str());
+    }
     cb.name = name;
     cb.description = core.empty() ? cb.name : cb.name + " (OpenBLAS, " + core + " kernels)";
     cb.openblas = !core.empty();
@@ -227,6 +226,9 @@ CpuBlas load() {
 }
 
 }  // namespace
+
+CpuBlas::Call::Call() { pthread_rwlock_rdlock(&g_fork_lock); }
+CpuBlas::Call::~Call() { pthread_rwlock_unlock(&g_fork_lock); }
 
 const CpuBlas& cpu_blas() {
   static const CpuBlas cb = [] {

@@ -4,6 +4,8 @@
 #pragma once
 #include <string>
 
+#include "core/problem.h"
+
 namespace myblas {
 
 using sgemm_fn = void (*)(const char*, const char*, const int*, const int*, const int*,
@@ -24,6 +26,19 @@ struct CpuBlas {
   std::string name;              // the library file, or "built-in" when none could be loaded
   std::string description;       // name, and for OpenBLAS the kernels it runs (myblas_cpu_blas)
   bool openblas = false;         // it is OpenBLAS (it has openblas_get_corename)
+  // The Fortran symbol (dgemm_, zherk_, ...) of every routine other than sgemm/sgemv/hgemm, by
+  // Routine value; nullptr where the library lacks it (the built-in loops or the GPU stand in).
+  void* routines[kRoutineCount] = {};
+
+  // Holds a fork back while a CPU BLAS call is in flight (see above); every call through a
+  // pointer of `routines` is made under one.
+  class Call {
+   public:
+    Call();
+    ~Call();
+    Call(const Call&) = delete;
+    Call& operator=(const Call&) = delete;
+  };
 
   void sgemm(const char* ta, const char* tb, const int* m, const int* n, const int* k, const float* alpha,
              const float* a, const int* lda, const float* b, const int* ldb, const float* beta, float* c,

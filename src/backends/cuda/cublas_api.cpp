@@ -43,6 +43,13 @@ Loaded load() {
          bind(h, "cublasSgemv_v2", &a.sgemv, &l.why) &&
          bind(h, "cublasGemmEx", &a.gemm_ex, &l.why) &&
          bind(h, "cublasGetStatusString", &a.status_string, &l.why);
+  for (int r = 0; r < kRoutineCount; ++r) {
+    a.routines[r] = nullptr;
+    if (r < kFirstGenericRoutine) continue;
+    std::string name = std::string("cublas") + routine_name(Routine(r)) + "_v2";
+    name[6] = char(name[6] - 'a' + 'A');  // cublasDgemm_v2
+    a.routines[r] = dlsym(h, name.c_str());
+  }
   return l;
 }
 

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "core/problem.h"
+
 namespace myblas {
 
 struct CublasApi {
@@ -21,6 +23,9 @@ struct CublasApi {
                             cudaDataType, int, const void*, void*, cudaDataType, int,
                             cublasComputeType_t, cublasGemmAlgo_t);
   const char* (*status_string)(cublasStatus_t);
+  // cublas<T><routine>_v2 of every routine other than sgemm/sgemv/hgemm, by Routine value
+  // (cublasDgemm_v2, cublasZherk_v2, ...); nullptr where this cuBLAS lacks one.
+  void* routines[kRoutineCount];
 };
 
 // nullptr when cuBLAS cannot be loaded (*why says why).

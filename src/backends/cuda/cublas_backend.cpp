@@ -10,6 +10,7 @@
 #include "backends/cuda/host_pipeline.h"
 #include "backends/cuda/host_split.h"
 #include "backends/cuda/cuda_runtime.h"
+#include "backends/cuda/gpu_call.h"
 #include "core/config.h"
 #include "core/log.h"
 #include "core/stage_clock.h"
@@ -18,84 +19,6 @@
 namespace myblas {
 
 namespace {
-
-// Makes `device` current for the call and restores the caller's device afterwards. With one
-// visible device there is nothing to switch, and its two cudaGetDevice calls are skipped: they
-// cost 0.1 us with the host's caches hot and 1.5-2 us with them cold (bench/probes/probe_call_overhead
-// --cold, H100), on calls of 10-20 us.
-class DeviceScope {
- public:
-  explicit DeviceScope(int device) {
-    if (gpu_device_count() == 1) {
-      saved_ = 0;
-      return;
-    }
-    switching_ = true;
-    if (cudaGetDevice(&saved_) != cudaSuccess) saved_ = -1;
-    if (device >= 0 && device != saved_) status_ = cudaSetDevice(device);
-  }
-  ~DeviceScope() {
-    int now = -1;
-    if (switching_ && saved_ >= 0 && cudaGetDevice(&now) == cudaSuccess && now != saved_) cudaSetDevice(saved_);
-  }
-  cudaError_t status() const { return status_; }
-  int saved() const { return saved_; }
-
- private:
-  int saved_ = -1;
-  bool switching_ = false;  // more than one device
-  cudaError_t status_ = cudaSuccess;
-};
-
-// An operand as the GPU sees it: in place when it is device/managed memory of the device
-// we run on, else a packed device copy.
-struct DevOperand {
-  const void* ptr = nullptr;
-  int64_t ld = 1;
-  DeviceBuffer buf;
-};
-
-// Every CUDA step is checked. On failure the stream is drained first, so nothing still in
-// flight can touch the caller's memory while the CPU redoes the call.
-// MYBLAS_TEST_FAULT=<point> makes a step fail as if CUDA had refused it: MYBLAS_CUDA_TRY's step
-// does not run (a failed launch, allocation or copy does nothing), so a device C is left as it
-// was. MYBLAS_CUDA_SYNC (the final synchronisation, the "sync" point) runs and then reports the
-// failure; it is only reached when C was staged, so the caller's C is never written by a failed
-// call.
-#define MYBLAS_CUDA_STEP_(point, expr, what, run_when_injected)                        \
-  do {                                                                                 \
-    const bool injected_ = fault_injected(point);                                      \
-    const cudaError_t e_ = injected_ && !(run_when_injected) ? cudaSuccess : (expr);   \
-    if (e_ != cudaSuccess || injected_) {                                              \
-      *why = injected_ ? std::string("injected fault at ") + point + " (" + what + ")" \
-                       : note_cuda_error(e_, what);                                    \
-      cudaStreamSynchronize(s);                                                        \
-      cudaGetLastError();                                                              \
-      return false;                                                                    \
-    }                                                                                  \
-  } while (0)
-#define MYBLAS_CUDA_TRY(point, expr, what) MYBLAS_CUDA_STEP_(point, expr, what, false)
-#define MYBLAS_CUDA_SYNC(expr, what) MYBLAS_CUDA_STEP_("sync", expr, what, true)
-
-bool in_place(Mem mem, int owner, int device) {
-  return mem == Mem::managed || (mem == Mem::device && owner == device);
-}
-
-bool matrix_in(const void* src, Mem mem, int owner, int device, int64_t ld, int rows, int cols,
-               size_t es, bool upload, cudaStream_t s, DevOperand* out, std::string* why) {
-  if (in_place(mem, owner, device)) {
-    out->ptr = src;
-    out->ld = ld;
-    return true;
-  }
-  out->ld = rows > 0 ? rows : 1;
-  MYBLAS_CUDA_TRY("alloc", out->buf.allocate(size_t(out->ld) * size_t(cols) * es, s), "cudaMallocAsync");
-  out->ptr = out->buf.get();
-  if (upload)
-    MYBLAS_CUDA_TRY("copy", copy_matrix(out->buf.get(), out->ld, src, ld, rows, cols, es, s),
-                    "copying an operand to the GPU");
-  return true;
-}
 
 // HGEMM's FP32 result, kept per thread and device for calls on the default stream: those end
 // synchronised, so it is idle between them. Allocating it anew from the pool for each call
@@ -168,30 +91,12 @@ cublasStatus_t hgemm_round_once(const CublasApi* api, cublasHandle_t h, cublasOp
   return CUBLAS_STATUS_SUCCESS;
 }
 
-// Device of the first device-resident operand, else the caller's current device.
-int run_device(int problem_device, int current) { return problem_device >= 0 ? problem_device : current; }
 
-// The device a call runs on (-1: the thread's current one): its operands' device; for host
-// arrays the process's first chosen GPU (MYBLAS_DEVICES or an MPI launcher), except on a stream
-// the program set, which belongs to its current device. A thread that never picked a GPU is first
-// given the chosen one (adopt_chosen_device).
-int call_device(int problem_device, cudaStream_t s) {
-  adopt_chosen_device();
-  if (problem_device >= 0) return problem_device;
-  return s ? -1 : host_array_device();
-}
+
 
 }  // namespace
 
 namespace {
-// Test-only MYBLAS_TEST_FAULT=sticky: the call finds the CUDA context lost, as after an
-// illegal address, which must switch the process to the CPU for good with one warning.
-bool sticky_fault(std::string* why) {
-  if (!fault_injected("sticky")) return false;
-  *why = note_cuda_error(cudaErrorIllegalAddress, "injected sticky fault");
-  return true;
-}
-
 // kernel / hkernel: run our SGEMM / HGEMM kernel instead of cuBLAS (at most one is set).
 bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel* hkernel, std::string* why) {
   if (sticky_fault(why)) return false;
@@ -204,7 +109,44 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel
     // fails part-way, the tiles it finished are final and the others untouched, so only those
     // others are computed on the CPU.
     std::vector<CTile> todo;
-    if (host_gemm(p, &todo, why)) return true;
+    PipelineGemm pg;
+    pg.name = routine_name(p.routine);
+    pg.es = p.elem_size();
+    pg.ta = p.ta;
+    pg.tb = p.tb;
+    pg.m = p.m;
+    pg.n = p.n;
+    pg.k = p.k;
+    pg.a = p.a;
+    pg.b = p.b;
+    pg.c = p.c;
+    pg.lda = p.lda;
+    pg.ldb = p.ldb;
+    pg.ldc = p.ldc;
+    pg.beta_zero = p.beta == 0.f;
+    pg.split_k_lead = p.routine == Routine::sgemm;
+    pg.multiply = [&p](cudaStream_t stream, int device, int rows, int cols, int depth, bool use_beta, const void* a,
+                       int lda, const void* b, int ldb, void* c, std::string* tile_why) {
+      GemmProblem q = p;
+      q.m = rows;
+      q.n = cols;
+      q.k = depth;
+      q.beta = use_beta ? p.beta : 1.f;
+      q.a = a;
+      q.lda = lda;
+      q.b = b;
+      q.ldb = ldb;
+      q.c = c;
+      q.ldc = rows;
+      q.mem_a = q.mem_b = q.mem_c = Mem::device;
+      q.dev_a = q.dev_b = q.dev_c = q.device = device;
+      const cudaStream_t saved = thread_stream();
+      set_thread_stream(stream);
+      const bool tile_ok = cublas_gemm(q, tile_why);
+      set_thread_stream(saved);
+      return tile_ok;
+    };
+    if (host_gemm(pg, &todo, why)) return true;
     int64_t left = 0;  // the unfinished tiles cover all of C only if nothing was written
     for (const CTile& t : todo) left += int64_t(t.rows) * t.cols;
     if (left == int64_t(p.m) * p.n) return false;  // the caller redoes the whole call

@@ -18,6 +18,9 @@ bool kernel_gemm(const GemmProblem& p, SgemmKernel k, std::string* why);
 // The same staging around one of our HGEMM kernels (src/kernels/hgemm.h) instead of cuBLAS.
 bool kernel_hgemm(const GemmProblem& p, HgemmKernel k, std::string* why);
 bool cublas_gemv(const GemvProblem& p, std::string* why);
+// Every other routine (BlasProblem) on cuBLAS: device operands in place, host operands staged
+// (GEMM on host arrays through the pipelined path).
+bool cublas_blas_problem(const BlasProblem& p, std::string* why);
 // The same staging around one of our SGEMV kernels (src/kernels/sgemv.h) instead of cuBLAS.
 bool kernel_gemv(const GemvProblem& p, SgemvKernel k, std::string* why);
 

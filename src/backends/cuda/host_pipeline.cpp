@@ -213,16 +213,16 @@ struct Slot {
 
 }  // namespace
 
-bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::string* why) {
+bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::string* why) {
   unfinished->clear();
-  const size_t es = p.elem_size();
+  const size_t es = p.es;
   const int m = p.m, n = p.n, k = p.k;
   const size_t budget = memory_budget();
   // Row blocks: all of op(A) stays on the GPU if it takes at most half the budget.
   const size_t a_bytes = size_t(m) * size_t(k) * es;
   // op(A) already in this device's memory (a caller that shares one upload among GPUs): used in
   // place, never tiled or uploaded.
-  const bool a_given = p.mem_a == Mem::device;
+  const bool a_given = p.a_given;
   int mb = m;
   if (!a_given && a_bytes > budget / 2) mb = int(std::max<size_t>(1, budget / 4 / (size_t(k) * es)));
   mb = std::min(mb, m);
@@ -252,7 +252,6 @@ bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::st
   // one by one, so after a failure a panel can be partly final: the caller must redo exactly
   // the tiles not marked here (tests/reliability's leaks.pipeline found the panel-level version).
   std::vector<char> copied_out(size_t(panels) * size_t(row_blocks), 0);
-  cudaStream_t saved_stream = thread_stream();
   bool ok = true;
   auto fail = [&](cudaError_t e, const char* what) {
     if (ok) *why = note_cuda_error(e, what);
@@ -306,25 +305,10 @@ bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::st
   // Queues C_tile := alpha*op(A_tile)*op(B_tile) + beta*C_tile on `stream` (cublas_gemm returns
   // without waiting), every operand in device memory, C_tile rows x cols with leading dimension
   // rows. False, with *why, when cuBLAS refused.
-  auto multiply = [&](cudaStream_t stream, int rows, int cols, int depth, float beta, const void* a, int lda,
+  auto multiply = [&](cudaStream_t stream, int rows, int cols, int depth, bool use_beta, const void* a, int lda,
                       const void* b, int ldb, void* c) {
-    GemmProblem q = p;
-    q.m = rows;
-    q.n = cols;
-    q.k = depth;
-    q.beta = beta;
-    q.a = a;
-    q.lda = lda;
-    q.b = b;
-    q.ldb = ldb;
-    q.c = c;
-    q.ldc = rows;
-    q.mem_a = q.mem_b = q.mem_c = Mem::device;
-    q.dev_a = q.dev_b = q.dev_c = q.device = dev;
-    set_thread_stream(stream);
     std::string tile_why;
-    const bool tile_ok = cublas_gemm(q, &tile_why);
-    set_thread_stream(saved_stream);
+    const bool tile_ok = p.multiply(stream, dev, rows, cols, depth, use_beta, a, lda, b, ldb, c, &tile_why);
     if (!tile_ok && ok) *why = tile_why;
     if (!tile_ok) ok = false;
     return tile_ok;
@@ -366,7 +350,7 @@ bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::st
     // there is nothing to overlap, and the two slots' first products keep their own streams).
     // Twice as wide, lead panels measured at most 1 ms faster at 8192^3, and 2.5x slower at
     // 16384^3, where their larger pinned buffers no longer stayed cached.
-    const int lead = p.routine == Routine::sgemm && kc < k ? std::min(2, panels) : 0;
+    const int lead = p.split_k_lead && kc < k ? std::min(2, panels) : 0;
     const size_t stage_bytes = size_t(m) * size_t(kc) * es;
     const unsigned char* a_src = static_cast<const unsigned char*>(p.a);
     const unsigned char* b_src = static_cast<const unsigned char*>(p.b);
@@ -380,7 +364,7 @@ bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::st
         sl.i0 = 0;
         sl.mb = m;
         const int cols = std::min(nb, n - s * nb);
-        if (p.beta == 0.f) continue;
+        if (p.beta_zero) continue;
         host_copy(sl.pc.get(), m, static_cast<const unsigned char*>(p.c) + size_t(s) * nb * size_t(p.ldc) * es,
                   p.ldc, m, cols, es);
         check("copy", cudaMemcpyAsync(sl.c.get(), sl.pc.get(), size_t(m) * cols * es, cudaMemcpyHostToDevice, up),
@@ -427,7 +411,7 @@ bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::st
           const unsigned char* a_chunk = a_dev + (p.ta == Op::N ? size_t(k0) * m : size_t(k0)) * es;
           const unsigned char* b_chunk =
               static_cast<unsigned char*>(sl.b.get()) + (p.tb == Op::N ? size_t(k0) : size_t(k0) * cols) * es;
-          if (!multiply(mm, m, cols, kl, k0 == 0 ? p.beta : 1.f, a_chunk, p.ta == Op::N ? m : k, b_chunk,
+          if (!multiply(mm, m, cols, kl, k0 == 0, a_chunk, p.ta == Op::N ? m : k, b_chunk,
                         p.tb == Op::N ? k : cols, sl.c.get()))
             break;
           if (k0 + kl < k) continue;
@@ -481,17 +465,17 @@ bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::st
         !check("sync", cudaEventRecord(s.staged, s.stream), "cudaEventRecord"))
       break;
     s.staged_pending = true;
-    auto multiply_tile = [&] { return multiply(s.stream, rows, cols, k, p.beta, a_dev, a_ld, s.b.get(), b_ld, s.c.get()); };
+    auto multiply_tile = [&] { return multiply(s.stream, rows, cols, k, true, a_dev, a_ld, s.b.get(), b_ld, s.c.get()); };
     // With beta == 0 the product is queued now, before the host copies the slot's previous C
     // out of pc (only this tile's download into pc must wait for that); with beta != 0 it needs
     // this tile's C, which goes up through pc after that copy.
-    if (p.beta == 0.f && !multiply_tile()) break;
+    if (p.beta_zero && !multiply_tile()) break;
     retire(s);
     if (!ok) break;
     s.j = j;
     s.i0 = i0;
     s.mb = rows;
-    if (p.beta != 0.f) {
+    if (!p.beta_zero) {
       host_copy(s.pc.get(), rows, static_cast<const unsigned char*>(p.c) + (size_t(j0) * p.ldc + size_t(i0)) * es, p.ldc,
                 rows, cols, es);
       if (!check("copy", cudaMemcpyAsync(s.c.get(), s.pc.get(), size_t(rows) * cols * es, cudaMemcpyHostToDevice, s.stream), "upload") ||

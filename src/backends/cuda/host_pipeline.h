@@ -4,8 +4,11 @@
 // multiplied and downloaded on one of two streams, so the host copies, both copy engines and
 // the multiplication of neighbouring tiles overlap. C is uploaded only when beta != 0.
 #pragma once
+#include <cuda_runtime_api.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,12 +21,35 @@ struct CTile {
   int i0, rows, j0, cols;
 };
 
-// Runs p (B and C in host memory, alpha != 0 and k > 0) on the current GPU. A is in host memory
-// too, or already in the current device's memory (mem_a == Mem::device), as a caller that
-// uploads it once for several GPUs leaves it. Returns false when
-// it failed; *unfinished then lists the tiles of C it has not written (every other tile holds
-// its final result), so the caller can compute exactly those elsewhere.
-bool pipeline_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::string* why);
+// One GEMM on host arrays as the pipeline sees it, for any element type: the shapes, the
+// operands, and the product of one tile it queues with every operand in device memory.
+struct PipelineGemm {
+  const char* name = "gemm";  // the routine, for messages
+  size_t es = 4;              // bytes per element
+  Op ta = Op::N, tb = Op::N;  // as stored (a conjugate transpose is stored like a transpose)
+  int m = 0, n = 0, k = 0;
+  const void* a = nullptr;
+  const void* b = nullptr;
+  void* c = nullptr;
+  int64_t lda = 1, ldb = 1, ldc = 1;
+  bool a_given = false;       // op(A) is already in the current device's memory (a caller that
+                              // uploads it once for several GPUs): used in place, lda its ld
+  bool beta_zero = false;     // C is written unread
+  bool split_k_lead = false;  // the first panels may be split along k (measured for SGEMM only)
+  // Queues C_tile := alpha op(A_tile) op(B_tile) + beta' C_tile on `stream` of `device`, with
+  // beta' = beta when use_beta, else 1 (the later k-chunks of a split panel); C_tile is
+  // rows x cols with leading dimension rows. False, with *why, when the GPU refused.
+  std::function<bool(cudaStream_t stream, int device, int rows, int cols, int depth, bool use_beta, const void* a,
+                     int lda, const void* b, int ldb, void* c, std::string* why)>
+      multiply;
+  int a_rows() const { return ta == Op::N ? m : k; }
+  int a_cols() const { return ta == Op::N ? k : m; }
+};
+
+// Runs p (B and C in host memory, A too unless a_given; alpha != 0 and k > 0) on the current
+// GPU. Returns false when it failed; *unfinished then lists the tiles of C it has not written
+// (every other tile holds its final result), so the caller can compute exactly those elsewhere.
+bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::string* why);
 
 // Copies a rows x cols block between host buffers (leading dimensions in elements) with the
 // calling thread's copy threads (core/thread_pool.h), in pieces of about a megabyte.

@@ -78,9 +78,9 @@ Worker* worker_for(int device) {
 }
 
 // The problem restricted to tile t of C.
-GemmProblem tile_problem(const GemmProblem& p, const CTile& t) {
-  const size_t es = p.elem_size();
-  GemmProblem q = p;
+PipelineGemm tile_problem(const PipelineGemm& p, const CTile& t) {
+  const size_t es = p.es;
+  PipelineGemm q = p;
   q.m = t.rows;
   q.n = t.cols;
   q.a = static_cast<const unsigned char*>(p.a) + (p.ta == Op::N ? size_t(t.i0) : size_t(t.i0) * size_t(p.lda)) * es;
@@ -92,7 +92,7 @@ GemmProblem tile_problem(const GemmProblem& p, const CTile& t) {
 // Runs tiles of p on `device` through the pipeline, from the calling thread with copy lane
 // `lane` of `lanes`. After the first failure the device is not used again: the tiles not
 // finished (that one's, in p's coordinates, and all later ones) go to *left, and *why says why.
-bool run_tiles(const GemmProblem& p, int device, size_t lane, size_t lanes, const std::vector<CTile>& tiles,
+bool run_tiles(const PipelineGemm& p, int device, size_t lane, size_t lanes, const std::vector<CTile>& tiles,
                std::vector<CTile>* left, std::string* why) {
   CopyLane copy_lane(lane, lanes);
   int saved = -1;
@@ -148,8 +148,8 @@ class SharedA {
   ~SharedA() { release(); }
 
   // From the calling thread (its copy lane copies); restores the current device.
-  void upload(const GemmProblem& p, const std::vector<int>& devices) {
-    const size_t es = p.elem_size(), rows = size_t(p.a_rows()), cols = size_t(p.a_cols());
+  void upload(const PipelineGemm& p, const std::vector<int>& devices) {
+    const size_t es = p.es, rows = size_t(p.a_rows()), cols = size_t(p.a_cols());
     const size_t bytes = rows * cols * es;
     int saved = -1;
     if (cudaGetDevice(&saved) != cudaSuccess) return;
@@ -202,12 +202,11 @@ class SharedA {
   }
   bool ready() const { return !bufs_.empty(); }
   // Block i's problem: p with A on devices[i], packed (leading dimension: A's stored rows).
-  GemmProblem on(const GemmProblem& p, size_t i) const {
-    GemmProblem q = p;
+  PipelineGemm on(const PipelineGemm& p, size_t i) const {
+    PipelineGemm q = p;
     q.a = bufs_[i];
     q.lda = p.a_rows();
-    q.mem_a = Mem::device;
-    q.dev_a = devices_[i];
+    q.a_given = true;
     return q;
   }
   void release() {
@@ -246,7 +245,7 @@ std::vector<int> split_columns(int n, int gpus) {
   return first;
 }
 
-bool host_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::string* why) {
+bool host_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::string* why) {
   const DeviceChoice& choice = device_choice();
   std::vector<int> devices = choice.devices;
   const uint64_t volume = uint64_t(p.m) * uint64_t(p.n) * uint64_t(p.k);
@@ -280,12 +279,12 @@ bool host_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::string
     std::string blocks;
     for (const Share& s : shares)
       blocks += strformat("%s%d:%d-%d", blocks.empty() ? "" : " ", s.device, s.block.j0, s.block.j0 + s.block.cols - 1);
-    log_line(strformat("%s m=%d n=%d k=%d split over %zu GPUs (GPU:columns %s; A %s)", routine_name(p.routine), p.m,
+    log_line(strformat("%s m=%d n=%d k=%d split over %zu GPUs (GPU:columns %s; A %s)", p.name, p.m,
                        p.n, p.k, g, blocks.c_str(), shared_a.ready() ? "staged once for all" : "staged by each"));
   }
   auto run_share = [&p, &shared_a, g](Share* s, size_t lane) {
     try {
-      const GemmProblem q = shared_a.ready() ? shared_a.on(p, lane - 1) : p;
+      const PipelineGemm q = shared_a.ready() ? shared_a.on(p, lane - 1) : p;
       s->ok = run_tiles(q, s->device, lane, g, {s->block}, &s->left, &s->why);
     } catch (...) {
       s->error = std::current_exception();
@@ -327,7 +326,7 @@ bool host_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::string
     return false;
   }
   warn_once("split:" + failed->why, strformat("%s on GPU %d: %s; its unfinished part runs on GPU %d",
-                                              routine_name(p.routine), failed->device, failed->why.c_str(),
+                                              p.name, failed->device, failed->why.c_str(),
                                               healthy->device));
   std::vector<CTile> still;
   if (run_tiles(p, healthy->device, 1, g, merge_columns(left, p.m), &still, why)) return true;

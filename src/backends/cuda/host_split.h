@@ -19,7 +19,7 @@ namespace myblas {
 // false, *unfinished lists the tiles of C not written (every other tile is final). Calls with
 // m*n*k >= MYBLAS_SPLIT_MIN (2^33) and at least 64 columns per GPU are split over the chosen GPUs
 // when there are several; every other call runs on the current device.
-bool host_gemm(const GemmProblem& p, std::vector<CTile>* unfinished, std::string* why);
+bool host_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::string* why);
 
 // How a split call deals C's n columns to `gpus` GPUs: the first column of each block (and n at
 // the end), blocks of equal width rounded to 64 columns; fewer blocks when n has fewer than 64
