@@ -3,10 +3,10 @@
 # decides pass/fail from its own report plus our call log.
 #
 # usage: run_tester.sh TESTER INPUT BACKEND ROUTINE PRELOAD GPU_PROBE
-#   TESTER     xblat2s | xblat3s | xscblat2 | xscblat3
+#   TESTER     xblat2[sdcz] | xblat3[sdcz] | x[sdcz]cblat2 | x[sdcz]cblat3
 #   INPUT      its input file name in the testers directory (sblat2.in, sin2, ...)
-#   BACKEND    value for MYBLAS_BACKEND (cpu | cublas)
-#   ROUTINE    sgemm | sgemv: what libmyblas must be seen serving
+#   BACKEND    value for MYBLAS_BACKEND (cpu | cublas | kernels | auto)
+#   ROUTINES   the routines libmyblas must be seen serving, space-separated (dgemm dsymm ...)
 #   PRELOAD    LD_PRELOAD value (libmyblas, preceded by the sanitizer runtimes in ASan builds)
 #   GPU_PROBE  helper printing 1 when myblas_gpu_available() says a GPU is usable
 #
@@ -14,7 +14,7 @@
 # anything else = fail.
 set -uo pipefail
 
-tester=$1 input=$2 backend=$3 routine=$4 preload=$5 probe=$6
+tester=$1 input=$2 backend=$3 routines=$4 preload=$5 probe=$6
 dir=${BLAS_TEST_DIR:-/usr/lib/x86_64-linux-gnu/blas}
 
 if [ ! -x "$dir/$tester" ] || [ ! -f "$dir/$input" ]; then
@@ -42,7 +42,7 @@ cd "$work" || exit 1
 
 ld_path=${LD_LIBRARY_PATH:-}
 case $tester in
-  xsc*)
+  x[sdcz]cblat*)
     # Debian builds the CBLAS testers against the reference libblas.so.3, whose CBLAS
     # defines the RowMajorStrg flag the testers reference. OpenBLAS (the usual system
     # libblas.so.3 alternative) lacks it, so load the reference one that libblas3 installs
@@ -80,12 +80,14 @@ if [ $rc -ne 0 ]; then
   fi
   fail=1
 fi
-case $tester in
-  xblat2s) names=SGEMV ;;
-  xblat3s) names=SGEMM ;;
-  xscblat2) names=cblas_sgemv ;;
-  xscblat3) names=cblas_sgemm ;;
-esac
+# The names the tester prints for the routines we serve: DGEMM / cblas_dgemm.
+names=""
+for r in $routines; do
+  case $tester in
+    xblat*) names="$names $(echo "$r" | tr a-z A-Z)" ;;
+    *) names="$names cblas_$r" ;;
+  esac
+done
 for name in $names; do
   if ! grep -Eq "^ *$name +PASSED THE TESTS OF ERROR-EXITS" "$report"; then
     echo "FAIL: no '$name PASSED THE TESTS OF ERROR-EXITS' line"; fail=1
@@ -93,7 +95,7 @@ for name in $names; do
   # The CBLAS testers say "PASSED THE COLUMN-MAJOR/ROW-MAJOR COMPUTATIONAL TESTS".
   n=$(grep -Ec "^ *$name +PASSED THE( [A-Z-]+)? +COMPUTATIONAL TESTS" "$report")
   want=1
-  case $tester in xsc*) want=2 ;; esac
+  case $tester in x[sdcz]cblat*) want=2 ;; esac
   if [ "$n" -lt "$want" ]; then
     echo "FAIL: expected $want '$name PASSED ... COMPUTATIONAL TESTS' line(s), found $n"; fail=1
   fi
@@ -104,14 +106,22 @@ if grep -Eq 'FAIL|\*\*\*\*\*' "$report"; then
   fail=1
 fi
 
-# Proof that libmyblas, not the system BLAS, served the calls, on the path asked for.
-served=$(grep -c "^myblas: $routine .* path=$backend " "$log")
-echo "libmyblas log: $(grep -c "^myblas: $routine " "$log") $routine calls logged, $served on path=$backend"
-if [ "$served" -eq 0 ]; then
-  echo "FAIL: no 'myblas: $routine ... path=$backend' line in the MYBLAS_LOG file: libmyblas did not serve $routine"
-  head -5 "$log"
-  fail=1
-fi
+# Proof that libmyblas, not the system BLAS, served the calls, on the path asked for: cpu and
+# cublas exactly; kernels on our kernels or, for routines without ours, cuBLAS; auto on any path.
+case $backend in
+  cpu|cublas) paths=$backend ;;
+  kernels) paths='(kernels|cublas)' ;;
+  *) paths='(cpu|cublas|kernels)' ;;
+esac
+for routine in $routines; do
+  served=$(grep -Ec "^myblas: $routine .* path=$paths " "$log")
+  echo "libmyblas log: $(grep -c "^myblas: $routine " "$log") $routine calls logged, $served on path=$paths"
+  if [ "$served" -eq 0 ]; then
+    echo "FAIL: no 'myblas: $routine ... path=$paths' line in the MYBLAS_LOG file: libmyblas did not serve $routine"
+    head -5 "$log"
+    fail=1
+  fi
+done
 grep '^myblas: warning' "$log" | sort -u
 
 [ $fail -eq 0 ] && echo "PASS: $tester with MYBLAS_BACKEND=$backend"
