@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <cfloat>
+#include <cmath>
+#include <complex>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -92,6 +94,99 @@ TEST(SplitDevice, MatchesOpenBlas) {
         ++calls;
       }
   EXPECT_EQ(log_count("split over 2 GPUs"), calls) << "every call split (" << log_path() << ")";
+  EXPECT_EQ(log_count("warning"), 0) << log_path();
+}
+
+// ---- every precision: DGEMM, CGEMM, ZGEMM (and SGEMM again) split, against OpenBLAS ----
+using gemm_fn = void (*)(const char*, const char*, const int*, const int*, const int*, const void*, const void*,
+                         const int*, const void*, const int*, const void*, void*, const int*);
+
+// OpenBLAS's own xgemm_ (loaded RTLD_LOCAL, so that it cannot shadow libmyblas's).
+gemm_fn openblas(const char* name) {
+  static void* h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+  return h ? reinterpret_cast<gemm_fn>(dlsym(h, name)) : nullptr;
+}
+
+template <class T> struct Kind;
+template <> struct Kind<float> { using R = float; static constexpr const char* name = "sgemm_"; };
+template <> struct Kind<double> { using R = double; static constexpr const char* name = "dgemm_"; };
+template <> struct Kind<std::complex<float>> { using R = float; static constexpr const char* name = "cgemm_"; };
+template <> struct Kind<std::complex<double>> { using R = double; static constexpr const char* name = "zgemm_"; };
+
+template <class R> R random_value(std::mt19937_64& rng, R*) { return R(mbtest::uniform(rng)); }
+template <class R> std::complex<R> random_value(std::mt19937_64& rng, std::complex<R>*) {
+  return {R(mbtest::uniform(rng)), R(mbtest::uniform(rng))};
+}
+template <class T> T at_op(const std::vector<T>& x, int ld, char t, int i, int j) {  // op(X)(i, j)
+  if (t == 'N') return x[size_t(i) + size_t(j) * ld];
+  const T v = x[size_t(j) + size_t(i) * ld];
+  if constexpr (!std::is_floating_point<T>::value) return t == 'C' ? std::conj(v) : v;
+  return v;
+}
+
+// One split xGEMM on padded host arrays (guards in the padding), beta == 0 over NaN or not;
+// returns the failures.
+template <class T>
+int checked_gemm(uint64_t seed, char ta, char tb, int m, int n, int k, T alpha, T beta) {
+  using R = typename Kind<T>::R;
+  SCOPED_TRACE(std::string(Kind<T>::name) + " " + ta + tb + " " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+               std::to_string(k) + " seed " + std::to_string(seed));
+  const gemm_fn ours = reinterpret_cast<gemm_fn>(dlsym(RTLD_DEFAULT, Kind<T>::name)), ref = openblas(Kind<T>::name);
+  if (!ours || !ref) {
+    ADD_FAILURE() << "no " << Kind<T>::name;
+    return 1;
+  }
+  std::mt19937_64 rng(seed);
+  const int ar = ta == 'N' ? m : k, ac = ta == 'N' ? k : m, br = tb == 'N' ? k : n, bc = tb == 'N' ? n : k;
+  const int lda = ar + 3, ldb = br + 5, ldc = m + 2;
+  const T guard = T(R(-7777.25));
+  std::vector<T> a(size_t(lda) * ac, guard), b(size_t(ldb) * bc, guard), c(size_t(ldc) * n, guard);
+  for (int j = 0; j < ac; ++j)
+    for (int i = 0; i < ar; ++i) a[size_t(i) + size_t(j) * lda] = random_value(rng, static_cast<T*>(nullptr));
+  for (int j = 0; j < bc; ++j)
+    for (int i = 0; i < br; ++i) b[size_t(i) + size_t(j) * ldb] = random_value(rng, static_cast<T*>(nullptr));
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) c[size_t(i) + size_t(j) * ldc] = random_value(rng, static_cast<T*>(nullptr));
+  std::vector<T> want = c, c0 = c;
+  if (beta == T(0))
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) c[size_t(i) + size_t(j) * ldc] = T(std::nan(""));
+  ref(&ta, &tb, &m, &n, &k, &alpha, a.data(), &lda, b.data(), &ldb, &beta, want.data(), &ldc);
+  ours(&ta, &tb, &m, &n, &k, &alpha, a.data(), &lda, b.data(), &ldb, &beta, c.data(), &ldc);
+  const double eps = std::numeric_limits<R>::epsilon();
+  int bad = 0;
+  double worst = 0;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      double mag = beta == T(0) ? 0.0 : std::abs(beta) * std::abs(c0[size_t(i) + size_t(j) * ldc]);
+      for (int l = 0; l < k; ++l) mag += std::abs(alpha) * std::abs(at_op(a, lda, ta, i, l) * at_op(b, ldb, tb, l, j));
+      const double err = std::abs(c[size_t(i) + size_t(j) * ldc] - want[size_t(i) + size_t(j) * ldc]);
+      const double r = err / (8.0 * (k + 2) * eps * mag + 1e-30);
+      worst = std::max(worst, r);
+      bad += !(r <= 1.0);
+    }
+  EXPECT_EQ(bad, 0) << "worst error/bound " << worst << " (path " << myblas_last_path() << ")";
+  int guards = 0;
+  for (size_t x = 0; x < c.size(); ++x)
+    if (int(x % size_t(ldc)) >= m) guards += !(c[x] == guard);
+  EXPECT_EQ(guards, 0) << "C's padding was written";
+  return bad + guards;
+}
+
+TEST(SplitDevice, EveryPrecision) {
+  REQUIRE_TWO_GPUS();
+  ASSERT_FALSE(log_path().empty()) << "run through ctest";
+  std::ofstream(log_path(), std::ios::trunc).close();
+  const uint64_t seed = mbtest::test_seed() + 500;
+  using C = std::complex<float>;
+  using Z = std::complex<double>;
+  EXPECT_EQ(checked_gemm<float>(seed, 'T', 'N', 301, 257, 129, 0.5f, 0.f), 0);
+  EXPECT_EQ(checked_gemm<double>(seed + 1, 'N', 'N', 301, 257, 129, 1.0, 0.5), 0);
+  EXPECT_EQ(checked_gemm<double>(seed + 2, 'T', 'T', 130, 400, 77, -1.0, 0.0), 0);
+  EXPECT_EQ(checked_gemm<C>(seed + 3, 'C', 'N', 201, 300, 65, C(0.5f, -1.f), C(1.f, 0.f)), 0);
+  EXPECT_EQ(checked_gemm<Z>(seed + 4, 'N', 'C', 199, 333, 100, Z(1.0, 0.5), Z(0.0, 0.0)), 0);
+  EXPECT_EQ(checked_gemm<Z>(seed + 5, 'T', 'N', 64, 129, 31, Z(-1.0, 0.0), Z(0.5, 0.5)), 0);
+  EXPECT_EQ(log_count("split over 2 GPUs"), 6) << "every call split (" << log_path() << ")";
   EXPECT_EQ(log_count("warning"), 0) << log_path();
 }
 
