@@ -207,11 +207,8 @@ CpuBlas load() {
     }
     cb.sgemm_ptr = g;
     cb.sgemv_ptr = v;
-    for (int r = kFirstGenericRoutine; r < kRoutineCount; ++r) {
-      const char* rn = routine_name(Routine(r));
-      if (rn[0] == 's' && (std::string(rn) == "sgemm" || std::string(rn) == "sgemv")) continue;
-      cb.routines[r] = dlsym(h, (std::string(rn) + "_").c_str());
-    }
+    for (int r = 0; r < kRoutineCount; ++r)
+      if (Routine(r) != Routine::hgemm) cb.routines[r] = dlsym(h, (std::string(routine_name(Routine(r))) + "_").c_str());
     cb.name = name;
     cb.description = core.empty() ? cb.name : cb.name + " (OpenBLAS, " + core + " kernels)";
     cb.openblas = !core.empty();

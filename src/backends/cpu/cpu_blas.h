@@ -26,8 +26,9 @@ struct CpuBlas {
   std::string name;              // the library file, or "built-in" when none could be loaded
   std::string description;       // name, and for OpenBLAS the kernels it runs (myblas_cpu_blas)
   bool openblas = false;         // it is OpenBLAS (it has openblas_get_corename)
-  // The Fortran symbol (dgemm_, zherk_, ...) of every routine other than sgemm/sgemv/hgemm, by
-  // Routine value; nullptr where the library lacks it (the built-in loops or the GPU stand in).
+  // The Fortran symbol (sgemm_, zherk_, ...) of every routine but hgemm, by Routine value, for the
+  // paths of BlasProblem; nullptr where the library lacks it (the built-in loops or the GPU
+  // stand in).
   void* routines[kRoutineCount] = {};
 
   // Holds a fork back while a CPU BLAS call is in flight (see above); every call through a

@@ -23,8 +23,8 @@ struct CublasApi {
                             cudaDataType, int, const void*, void*, cudaDataType, int,
                             cublasComputeType_t, cublasGemmAlgo_t);
   const char* (*status_string)(cublasStatus_t);
-  // cublas<T><routine>_v2 of every routine other than sgemm/sgemv/hgemm, by Routine value
-  // (cublasDgemm_v2, cublasZherk_v2, ...); nullptr where this cuBLAS lacks one.
+  // cublas<T><routine>_v2 of every routine but hgemm, by Routine value (cublasSgemm_v2,
+  // cublasZherk_v2, ...), for the paths of BlasProblem; nullptr where this cuBLAS lacks one.
   void* routines[kRoutineCount];
 };
 

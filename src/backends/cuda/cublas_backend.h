@@ -1,6 +1,8 @@
 // The GPU paths: cuBLAS, or our kernels. Device operands are used in place; host operands are copied in and out
 // honouring their leading dimensions or increments; C (or y) is uploaded only when beta != 0.
 #pragma once
+#include <cublas_v2.h>
+
 #include <string>
 
 #include "core/problem.h"
@@ -21,6 +23,13 @@ bool cublas_gemv(const GemvProblem& p, std::string* why);
 // Every other routine (BlasProblem) on cuBLAS: device operands in place, host operands staged
 // (GEMM on host arrays through the pipelined path).
 bool cublas_blas_problem(const BlasProblem& p, std::string* why);
+// The same on host arrays for every routine but GEMM and GEMV, overlapped (host_level3.cpp).
+bool host_level3(const BlasProblem& p, std::string* why);
+// One cuBLAS call of routine p's kind on device operands a, b, c (host pointer mode: scalars by
+// host pointer), with these sizes and `beta` for p.beta; fn is cublas<T><routine>_v2. trmm
+// computes in place (cuBLAS's out-of-place trmm with C = B), trsm overwrites B (c).
+cublasStatus_t call_cublas(void* fn, cublasHandle_t h, const BlasProblem& p, int m, int n, int k, const Scalar& beta,
+                           const void* a, int lda, const void* b, int ldb, void* c, int ldc);
 // The same staging around one of our SGEMV kernels (src/kernels/sgemv.h) instead of cuBLAS.
 bool kernel_gemv(const GemvProblem& p, SgemvKernel k, std::string* why);
 

@@ -44,9 +44,8 @@ struct HostScalar {
   const void* get() const { return bytes; }
 };
 
-// One cuBLAS call of routine p on device operands (host pointer mode: scalars by host pointer).
-// `beta` replaces p.beta (the pipeline's later k-chunks pass 1). trmm computes in place (cuBLAS's
-// out-of-place trmm with C = B), trsm overwrites B (c).
+}  // namespace
+
 cublasStatus_t call_cublas(void* fn, cublasHandle_t h, const BlasProblem& p, int m, int n, int k, const Scalar& beta,
                            const void* a, int lda, const void* b, int ldb, void* c, int ldc) {
   using H = cublasHandle_t;
@@ -84,6 +83,8 @@ cublasStatus_t call_cublas(void* fn, cublasHandle_t h, const BlasProblem& p, int
   }
   return CUBLAS_STATUS_NOT_SUPPORTED;
 }
+
+namespace {
 
 bool fits(int64_t v) { return v >= INT_MIN && v <= INT_MAX; }
 
@@ -166,6 +167,7 @@ bool cublas_blas_problem(const BlasProblem& p, std::string* why) {
   const size_t es = p.elem_size();
   const bool all_host = p.mem_c == Mem::host && (p.scale_only() || (p.mem_a == Mem::host && (!p.reads_b() || p.mem_b == Mem::host)));
   if (p.family == Family::gemm && all_host && !p.scale_only()) return pipelined(p, fn, why);
+  if (p.family != Family::gemv && all_host && !p.scale_only()) return host_level3(p, why);
 
   const bool gemv = p.family == Family::gemv;
   const bool tri_out = p.family == Family::trmm || p.family == Family::trsm;

@@ -40,53 +40,42 @@ void free_pinned_cache() {
   g_pinned_cached = 0;
 }
 
-class Pinned {
- public:
-  Pinned() = default;
-  Pinned(const Pinned&) = delete;
-  Pinned& operator=(const Pinned&) = delete;
-  ~Pinned() { release(); }
-  cudaError_t acquire(size_t bytes) {
-    release();
-    {
-      std::lock_guard<std::mutex> lock(g_pinned_mutex);
-      auto it = g_pinned_free.lower_bound(bytes);
-      if (it != g_pinned_free.end() && it->first <= 2 * bytes + (size_t(64) << 20)) {
-        size_ = it->first;
-        ptr_ = it->second;
-        g_pinned_cached -= size_;
-        g_pinned_free.erase(it);
-        return cudaSuccess;
-      }
-    }
-    size_ = (bytes + (size_t(2) << 20) - 1) & ~((size_t(2) << 20) - 1);
-    cudaError_t e = cudaHostAlloc(&ptr_, size_, cudaHostAllocPortable);
-    if (e != cudaSuccess) ptr_ = nullptr;
-    return e;
-  }
-  void* get() const { return ptr_; }
-
- private:
-  void release() {
-    if (!ptr_) return;
-    std::lock_guard<std::mutex> lock(g_pinned_mutex);
-    if (g_pinned_cached + size_ <= kPinnedKeep) {
-      if (g_pinned_pid != getpid()) {
-        g_pinned_pid = getpid();
-        std::atexit(free_pinned_cache);
-      }
-      g_pinned_free.emplace(size_, ptr_);
-      g_pinned_cached += size_;
-    } else {
-      cudaFreeHost(ptr_);
-    }
-    ptr_ = nullptr;
-  }
-  void* ptr_ = nullptr;
-  size_t size_ = 0;
-};
-
 }  // namespace
+
+cudaError_t Pinned::acquire(size_t bytes) {
+  release();
+  {
+    std::lock_guard<std::mutex> lock(g_pinned_mutex);
+    auto it = g_pinned_free.lower_bound(bytes);
+    if (it != g_pinned_free.end() && it->first <= 2 * bytes + (size_t(64) << 20)) {
+      size_ = it->first;
+      ptr_ = it->second;
+      g_pinned_cached -= size_;
+      g_pinned_free.erase(it);
+      return cudaSuccess;
+    }
+  }
+  size_ = (bytes + (size_t(2) << 20) - 1) & ~((size_t(2) << 20) - 1);
+  cudaError_t e = cudaHostAlloc(&ptr_, size_, cudaHostAllocPortable);
+  if (e != cudaSuccess) ptr_ = nullptr;
+  return e;
+}
+
+void Pinned::release() {
+  if (!ptr_) return;
+  std::lock_guard<std::mutex> lock(g_pinned_mutex);
+  if (g_pinned_cached + size_ <= kPinnedKeep) {
+    if (g_pinned_pid != getpid()) {
+      g_pinned_pid = getpid();
+      std::atexit(free_pinned_cache);
+    }
+    g_pinned_free.emplace(size_, ptr_);
+    g_pinned_cached += size_;
+  } else {
+    cudaFreeHost(ptr_);
+  }
+  ptr_ = nullptr;
+}
 
 void host_copy(void* dst, int64_t ldd, const void* src, int64_t lds, int rows, int cols, size_t es) {
   if (rows <= 0 || cols <= 0) return;

@@ -51,6 +51,23 @@ struct PipelineGemm {
 // (every other tile holds its final result), so the caller can compute exactly those elsewhere.
 bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::string* why);
 
+// A pinned host buffer from a process-wide cache (cudaHostAlloc costs milliseconds per hundred
+// MB); released into the cache, up to 1 GiB of it, when it goes.
+class Pinned {
+ public:
+  Pinned() = default;
+  Pinned(const Pinned&) = delete;
+  Pinned& operator=(const Pinned&) = delete;
+  ~Pinned() { release(); }
+  cudaError_t acquire(size_t bytes);
+  void* get() const { return ptr_; }
+
+ private:
+  void release();
+  void* ptr_ = nullptr;
+  size_t size_ = 0;
+};
+
 // Copies a rows x cols block between host buffers (leading dimensions in elements) with the
 // calling thread's copy threads (core/thread_pool.h), in pieces of about a megabyte.
 void host_copy(void* dst, int64_t ldd, const void* src, int64_t lds, int rows, int cols, size_t es);

@@ -1,0 +1,260 @@
+// Level 3 on host arrays on the GPU, overlapped, for every routine but GEMM (which has its own
+// pipeline, host_pipeline.h). The operands every part of the result needs are made resident on
+// the GPU once: A (only its referenced triangle for symm/hemm/trmm/trsm), and B too for
+// syr2k/her2k. The output is cut into panels that need nothing but those and themselves:
+//   symm/hemm, trmm/trsm, side L: column panels of C (or B); side R: row panels;
+//   the rank-k updates: column panels of C's triangle, each a rank-k update of its diagonal
+//   block plus a GEMM for the rest of the panel (below it for uplo L, above for U).
+// Each panel is a list of sub-calls written in the caller's host coordinates (a BlasProblem
+// each), with the host rectangles it reads and the one it writes. On the GPU the rectangles are
+// staged through pinned buffers and the sub-calls run on cuBLAS against the device copies, the
+// panels taking turns on three streams, so the host copies, both copy engines and the work of
+// neighbouring panels overlap. If the GPU fails part-way, the panels it finished are final and
+// the others untouched (their outputs are staged back only once complete), so exactly those
+// sub-calls run on the CPU.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "backends/cpu/cpu_backend.h"
+#include "backends/cuda/cublas_api.h"
+#include "backends/cuda/cublas_backend.h"
+#include "backends/cuda/gpu_call.h"
+#include "backends/cuda/host_level3_plan.h"
+#include "backends/cuda/host_pipeline.h"
+#include "core/log.h"
+#include "core/thread_pool.h"
+
+namespace myblas {
+
+namespace {
+
+// A device copy of a host block: where its element (0, 0) went and with which leading dimension.
+struct Mapped {
+  Rect r;
+  char* dev = nullptr;
+  int64_t dld = 1;
+};
+
+// The device address and leading dimension of host address x, inside one of the mapped blocks.
+bool translate(const std::vector<Mapped>& maps, const void* x, size_t es, const void** dev, int64_t* dld) {
+  const auto* px = static_cast<const unsigned char*>(x);
+  for (const Mapped& m : maps) {
+    const auto* base = static_cast<const unsigned char*>(m.r.host);
+    if (px < base) continue;
+    const size_t off = size_t(px - base) / es;
+    const int64_t j = int64_t(off / size_t(m.r.ld)), i = int64_t(off % size_t(m.r.ld));
+    if (j >= m.r.cols || i >= m.r.rows) continue;
+    *dev = m.dev + (size_t(i) + size_t(j) * size_t(m.dld)) * es;
+    *dld = m.dld;
+    return true;
+  }
+  return false;
+}
+
+constexpr int kSlots = 3;
+
+struct Slot {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t done = nullptr;
+  Pinned pin, pout;
+  DeviceBuffer buf;     // the panel's input blocks, packed, then its output block
+  int panel = -1;       // in flight, its output in pout
+};
+
+}  // namespace
+
+bool host_level3(const BlasProblem& p, std::string* why) {
+  const size_t es = p.elem_size();
+  std::string ignored;
+  const CublasApi* api = cublas_api(why);
+  if (!api) return false;
+  const std::vector<Panel> panels = make_panels(p);
+  if (panels.empty()) {
+    *why = std::string("no panel plan for ") + routine_name(p.routine());
+    return false;
+  }
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) {
+    *why = note_cuda_error(cudaGetLastError(), "cudaGetDevice");
+    return false;
+  }
+  PoolAwake copy_threads_awake;
+  std::vector<char> finished(panels.size(), 0);
+  bool ok = true;
+  auto check = [&](const char* point, cudaError_t e, const char* what) {
+    const bool injected = fault_injected_on(point, dev) && e == cudaSuccess;
+    if (ok && (injected || e != cudaSuccess))
+      *why = injected ? std::string("injected fault at ") + point + " (" + what + ")" : note_cuda_error(e, what);
+    if (injected || e != cudaSuccess) ok = false;
+    return ok;
+  };
+
+  Slot slots[kSlots];
+  for (Slot& s : slots) {
+    if (!check("alloc", cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), "cudaStreamCreate") ||
+        !check("alloc", cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming), "cudaEventCreate"))
+      break;
+  }
+  // The resident operands: one device block each, filled chunk by chunk on the first stream
+  // through two pinned buffers taking turns.
+  std::vector<Rect> whole, chunks;
+  resident_blocks(p, &whole, &chunks);
+  std::vector<DeviceBuffer> resident(whole.size());
+  std::vector<Mapped> maps;
+  cudaEvent_t resident_done = nullptr;
+  if (ok) check("alloc", cudaEventCreateWithFlags(&resident_done, cudaEventDisableTiming), "cudaEventCreate");
+  for (size_t i = 0; ok && i < whole.size(); ++i) {
+    if (!check("alloc", resident[i].allocate(size_t(whole[i].rows) * size_t(whole[i].cols) * es, slots[0].stream),
+               "device memory for A"))
+      break;
+    maps.push_back({whole[i], static_cast<char*>(resident[i].get()), whole[i].rows});
+  }
+  {
+    Pinned stage[2];
+    cudaEvent_t staged[2] = {nullptr, nullptr};
+    for (cudaEvent_t& e : staged)
+      if (ok) check("alloc", cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+    size_t biggest = 0;
+    for (const Rect& r : chunks) biggest = std::max(biggest, size_t(r.rows) * size_t(r.cols) * es);
+    for (Pinned& s : stage)
+      if (ok) check("pin", s.acquire(biggest), "pinned memory");
+    for (size_t c = 0; ok && c < chunks.size(); ++c) {
+      const Rect& r = chunks[c];
+      const int b = int(c % 2);
+      if (c >= 2 && !check("sync", cudaEventSynchronize(staged[b]), "staging A")) break;
+      host_copy(stage[b].get(), r.rows, r.host, r.ld, r.rows, r.cols, es);
+      const void* d = nullptr;
+      int64_t dld = 0;
+      translate(maps, r.host, es, &d, &dld);
+      if (!check("copy", cudaMemcpy2DAsync(const_cast<void*>(d), size_t(dld) * es, stage[b].get(), size_t(r.rows) * es,
+                                           size_t(r.rows) * es, size_t(r.cols), cudaMemcpyHostToDevice, slots[0].stream),
+                 "upload of A") ||
+          !check("copy", cudaEventRecord(staged[b], slots[0].stream), "cudaEventRecord"))
+        break;
+    }
+    if (ok) check("copy", cudaEventRecord(resident_done, slots[0].stream), "cudaEventRecord");
+    for (cudaEvent_t e : staged)
+      if (e) {
+        cudaEventSynchronize(e);  // (the pinned buffers go back to the cache)
+        cudaEventDestroy(e);
+      }
+  }
+
+  // Copies a finished panel's output out of its slot into the caller's memory.
+  auto retire = [&](Slot& s) {
+    if (s.panel < 0) return;
+    const int t = s.panel;
+    s.panel = -1;
+    if (!check("sync", cudaEventSynchronize(s.done), "the panel on the GPU")) return;
+    const Rect& o = panels[size_t(t)].out;
+    host_copy(const_cast<void*>(o.host), o.ld, s.pout.get(), o.rows, o.rows, o.cols, es);
+    finished[size_t(t)] = 1;
+  };
+  for (size_t t = 0; ok && t < panels.size(); ++t) {
+    Slot& s = slots[t % kSlots];
+    retire(s);
+    if (!ok) break;
+    const Panel& pan = panels[t];
+    size_t in_elems = 0;
+    for (const Rect& r : pan.in) in_elems += size_t(r.rows) * size_t(r.cols);
+    const size_t out_elems = size_t(pan.out.rows) * size_t(pan.out.cols);
+    // Device: the output block first (an input that is the output block is staged into it), then
+    // the other inputs.
+    if (!check("pin", s.pin.acquire(in_elems * es), "pinned memory") ||
+        !check("pin", s.pout.acquire(out_elems * es), "pinned memory") ||
+        (s.buf.release(), !check("alloc", s.buf.allocate((out_elems + in_elems) * es, s.stream),
+                                 "device memory for a panel")) ||
+        !check("sync", cudaStreamWaitEvent(s.stream, resident_done, 0), "cudaStreamWaitEvent"))
+      break;
+    std::vector<Mapped> pmaps = maps;
+    char* dout = static_cast<char*>(s.buf.get());
+    const Mapped out_map{pan.out, dout, pan.out.rows};
+    pmaps.push_back(out_map);
+    size_t pin_off = 0, dev_off = out_elems * es;
+    for (const Rect& r : pan.in) {
+      char* pinned = static_cast<char*>(s.pin.get()) + pin_off;
+      host_copy(pinned, r.rows, r.host, r.ld, r.rows, r.cols, es);
+      const void* target = nullptr;
+      int64_t tld = 0;
+      const bool inside_out = translate({out_map}, r.host, es, &target, &tld);
+      if (!inside_out) {
+        target = dout + dev_off;
+        tld = r.rows;
+        pmaps.push_back({r, dout + dev_off, r.rows});
+        dev_off += size_t(r.rows) * size_t(r.cols) * es;
+      }
+      if (!check("copy", cudaMemcpy2DAsync(const_cast<void*>(target), size_t(tld) * es, pinned, size_t(r.rows) * es,
+                                           size_t(r.rows) * es, size_t(r.cols), cudaMemcpyHostToDevice, s.stream),
+                 "upload"))
+        break;
+      pin_off += size_t(r.rows) * size_t(r.cols) * es;
+    }
+    if (!ok) break;
+    cublasHandle_t h = cublas_handle(dev, s.stream, CUBLAS_PEDANTIC_MATH, why);
+    if (!h) {
+      ok = false;
+      break;
+    }
+    for (const BlasProblem& q : pan.calls) {
+      const void *da = nullptr, *db = nullptr, *dc = nullptr;
+      int64_t la = 1, lb = 1, lc = 1;
+      const bool mapped = translate(pmaps, q.a, es, &da, &la) && (!q.b || translate(pmaps, q.b, es, &db, &lb)) &&
+                          translate(pmaps, q.c, es, &dc, &lc);
+      void* fn = api->routines[int(q.routine())];
+      if (!mapped || !fn) {
+        *why = std::string("host ") + routine_name(p.routine()) + ": a panel's operand was not staged";
+        ok = false;
+        break;
+      }
+      const cublasStatus_t st =
+          fault_injected_on("cublas", dev)
+              ? CUBLAS_STATUS_EXECUTION_FAILED
+              : call_cublas(fn, h, q, int(q.m), int(q.n), int(q.k), q.beta, da, int(la), db, int(lb),
+                            const_cast<void*>(dc), int(lc));
+      if (st != CUBLAS_STATUS_SUCCESS) {
+        *why = std::string("cuBLAS ") + routine_name(q.routine()) + " failed: " + api->status_string(st);
+        ok = false;
+        break;
+      }
+    }
+    if (!ok) break;
+    if (!check("copy", cudaMemcpy2DAsync(s.pout.get(), size_t(pan.out.rows) * es, dout, size_t(pan.out.rows) * es,
+                                         size_t(pan.out.rows) * es, size_t(pan.out.cols), cudaMemcpyDeviceToHost,
+                                         s.stream),
+               "download") ||
+        !check("copy", cudaEventRecord(s.done, s.stream), "cudaEventRecord"))
+      break;
+    s.panel = int(t);
+  }
+  for (Slot& s : slots) retire(s);
+  for (Slot& s : slots) {
+    if (s.stream) cudaStreamSynchronize(s.stream);  // nothing may still touch the caller's memory
+    s.buf.release();
+  }
+  for (DeviceBuffer& r : resident) r.release();
+  for (Slot& s : slots) {
+    if (s.done) cudaEventDestroy(s.done);
+    if (s.stream) cudaStreamDestroy(s.stream);
+  }
+  if (resident_done) cudaEventDestroy(resident_done);
+  cudaGetLastError();
+  if (ok) return true;
+  size_t left = 0;
+  for (char f : finished) left += f ? 0 : 1;
+  if (left == panels.size()) return false;  // nothing written: the caller redoes the whole call
+  warn_once("host-l3:" + *why, std::string(routine_name(p.routine())) + " on the GPU: " + *why +
+                                   "; completing the unfinished panels on the CPU");
+  for (size_t t = 0; t < panels.size(); ++t)
+    if (!finished[t])
+      for (const BlasProblem& q : panels[t].calls) {
+        BlasProblem h = q;
+        h.mem_a = h.mem_b = h.mem_c = Mem::host;
+        cpu_blas_problem(h, &ignored);
+      }
+  return true;
+}
+
+}  // namespace myblas
