@@ -265,7 +265,8 @@ def host_rows(paths):
             continue
         ratio = cpu / t["best_gpu"]
         gpu = ratio > 1.0
-        trans = "N" if routine == "sgemv" else "NN"  # bench_host measures these only
+        # bench_host measures SGEMV N and SGEMM/HGEMM NN; the other routines' rows hold every option
+        trans = "N" if routine == "sgemv" else "NN" if routine in ("sgemm", "hgemm") else "*"
         ms = t["best_gpu"] if gpu else cpu
         rows.append((routine, trans, "host", m, n, k, "*", "cublas" if gpu else "cpu", "-", ms * 1000.0, ratio))
     return rows

@@ -1,0 +1,171 @@
+/*
+ * bench_host_l3: host-array Level 3 and GEMV in S, D, C, Z end to end, as an unmodified program
+ * sees them: the program calls the Fortran symbols (dgemm_, zherk_, ...) through the dynamic
+ * linker, so the library answering is whichever is preloaded (libmyblas: path as labelled;
+ * libnvblas: NVBLAS over OpenBLAS), or, with --openblas, OpenBLAS dlopened and called directly.
+ * Square operands of order n (k = n), alpha 1 (real part), beta 0.5; side L, uplo L, trans N,
+ * non-unit diagonal. Time: median wall time of at least 3 calls (more while under 0.3 s).
+ * Output CSV: routine,path,m,n,k,time_ms,gflops   (gflops in real flops: 4x for complex)
+ * usage: bench_host_l3 LABEL [--openblas] [--routines dgemm,dsyrk,...] [--sizes 64,128,...]
+ *                            [--max-cpu-ms MS]   (skip a size once a call took longer)
+ */
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void *g_lib; /* NULL: the dynamic linker's scope (a preloaded library) */
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+static void *sym(const char *name) {
+  char s[64];
+  snprintf(s, sizeof s, "%s_", name);
+  void *f = dlsym(g_lib ? g_lib : RTLD_DEFAULT, s);
+  if (!f) {
+    fprintf(stderr, "no %s\n", s);
+    exit(2);
+  }
+  return f;
+}
+
+typedef void (*gemm_t)(const char *, const char *, const int *, const int *, const int *, const void *, const void *,
+                       const int *, const void *, const int *, const void *, void *, const int *);
+typedef void (*gemv_t)(const char *, const int *, const int *, const void *, const void *, const int *, const void *,
+                       const int *, const void *, void *, const int *);
+typedef void (*symm_t)(const char *, const char *, const int *, const int *, const void *, const void *, const int *,
+                       const void *, const int *, const void *, void *, const int *);
+typedef void (*syrk_t)(const char *, const char *, const int *, const int *, const void *, const void *, const int *,
+                       const void *, void *, const int *);
+typedef void (*syr2k_t)(const char *, const char *, const int *, const int *, const void *, const void *, const int *,
+                        const void *, const int *, const void *, void *, const int *);
+typedef void (*trxm_t)(const char *, const char *, const char *, const char *, const int *, const int *, const void *,
+                       const void *, const int *, void *, const int *);
+
+static size_t esize(char t) { return t == 's' ? 4 : (t == 'd' || t == 'c') ? 8 : 16; }
+static int cplx(char t) { return t == 'c' || t == 'z'; }
+
+static void fill(void *p, char t, size_t count, double diag_add, int n, unsigned seed) {
+  const size_t reals = count * (cplx(t) ? 2 : 1);
+  const int dbl = t == 'd' || t == 'z';
+  for (size_t i = 0; i < reals; ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    const double v = (double)(seed >> 8) / (double)(1u << 24) * 2.0 - 1.0;
+    if (dbl) ((double *)p)[i] = v;
+    else ((float *)p)[i] = (float)v;
+  }
+  if (diag_add != 0)
+    for (int i = 0; i < n; ++i) {
+      const size_t e = ((size_t)i + (size_t)i * n) * (cplx(t) ? 2 : 1);
+      if (dbl) ((double *)p)[e] += diag_add;
+      else ((float *)p)[e] += (float)diag_add;
+    }
+}
+
+static double flops(const char *fam, double n) {
+  if (!strcmp(fam, "gemm")) return 2 * n * n * n;
+  if (!strcmp(fam, "gemv")) return 2 * n * n;
+  if (!strcmp(fam, "symm") || !strcmp(fam, "hemm")) return 2 * n * n * n;
+  if (!strcmp(fam, "syrk") || !strcmp(fam, "herk")) return n * n * n;
+  if (!strcmp(fam, "syr2k") || !strcmp(fam, "her2k")) return 2 * n * n * n;
+  return n * n * n; /* trmm, trsm */
+}
+
+/* One call of routine `name` (type letter + family) on order n; B is restored for trmm/trsm
+ * outside the timing by the caller. */
+static void call(const char *name, int n, const void *al, const void *be, const void *ral, const void *rbe, void *a,
+                 void *b, void *c) {
+  const char *fam = name + 1;
+  const char N = 'N', L = 'L';
+  const int one = 1;
+  void *f = sym(name);
+  if (!strcmp(fam, "gemm")) ((gemm_t)f)(&N, &N, &n, &n, &n, al, a, &n, b, &n, be, c, &n);
+  else if (!strcmp(fam, "gemv")) ((gemv_t)f)(&N, &n, &n, al, a, &n, b, &one, be, c, &one);
+  else if (!strcmp(fam, "symm") || !strcmp(fam, "hemm")) ((symm_t)f)(&L, &L, &n, &n, al, a, &n, b, &n, be, c, &n);
+  else if (!strcmp(fam, "syrk")) ((syrk_t)f)(&L, &N, &n, &n, al, a, &n, be, c, &n);
+  else if (!strcmp(fam, "herk")) ((syrk_t)f)(&L, &N, &n, &n, ral, a, &n, rbe, c, &n);
+  else if (!strcmp(fam, "syr2k")) ((syr2k_t)f)(&L, &N, &n, &n, al, a, &n, b, &n, be, c, &n);
+  else if (!strcmp(fam, "her2k")) ((syr2k_t)f)(&L, &N, &n, &n, al, a, &n, b, &n, rbe, c, &n);
+  else ((trxm_t)f)(&L, &L, &N, &N, &n, &n, al, a, &n, c, &n);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: bench_host_l3 LABEL [--openblas] [--routines r,...] [--sizes n,...] [--max-cpu-ms MS]\n");
+    return 2;
+  }
+  const char *label = argv[1];
+  char routines[1024] = "dgemm,dsyrk,dtrsm,zgemm";
+  char sizes[256] = "64,128,256,512,1024,2048,4096,8192";
+  double max_ms = 1e30;
+  for (int i = 2; i < argc; ++i) {
+    if (!strcmp(argv[i], "--openblas")) {
+      g_lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+      if (!g_lib) {
+        fprintf(stderr, "cannot load OpenBLAS: %s\n", dlerror());
+        return 2;
+      }
+    } else if (!strcmp(argv[i], "--routines") && i + 1 < argc) {
+      snprintf(routines, sizeof routines, "%s", argv[++i]);
+    } else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
+      snprintf(sizes, sizeof sizes, "%s", argv[++i]);
+    } else if (!strcmp(argv[i], "--max-cpu-ms") && i + 1 < argc) {
+      max_ms = atof(argv[++i]);
+    }
+  }
+  const double al_d[2] = {1.0, 0.25}, be_d[2] = {0.5, -0.25}, ral_d[2] = {1.0, 0}, rbe_d[2] = {0.5, 0};
+  const float al_f[2] = {1.f, 0.25f}, be_f[2] = {0.5f, -0.25f}, ral_f[2] = {1.f, 0}, rbe_f[2] = {0.5f, 0};
+  for (char *r = strtok(routines, ","); r; r = strtok(NULL, ",")) {
+    const char t = r[0];
+    const int dbl = t == 'd' || t == 'z';
+    const int tri = !strcmp(r + 1, "trmm") || !strcmp(r + 1, "trsm");
+    char sz[256];
+    snprintf(sz, sizeof sz, "%s", sizes);
+    char *save = NULL;
+    for (char *s = strtok_r(sz, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
+      const int n = atoi(s);
+      const size_t bytes = (size_t)n * n * esize(t);
+      void *a = malloc(bytes), *b = malloc(bytes), *c = malloc(bytes), *c0 = malloc(bytes);
+      if (!a || !b || !c || !c0) {
+        fprintf(stderr, "out of memory at n = %d\n", n);
+        return 2;
+      }
+      fill(a, t, (size_t)n * n, tri ? n : 0, n, 1u);
+      fill(b, t, (size_t)n * n, 0, n, 2u);
+      fill(c0, t, (size_t)n * n, 0, n, 3u);
+      const void *al = dbl ? (const void *)al_d : (const void *)al_f, *be = dbl ? (const void *)be_d : (const void *)be_f;
+      const void *ral = dbl ? (const void *)ral_d : (const void *)ral_f, *rbe = dbl ? (const void *)rbe_d : (const void *)rbe_f;
+      if (tri) al = ral;
+      double times[64];
+      int reps = 0;
+      double spent = 0;
+      while (reps < 64 && (reps < 3 || (spent < 300 && reps < 15))) {
+        memcpy(c, c0, bytes); /* (trmm/trsm overwrite B: each call starts from the same one) */
+        const double t0 = now_ms();
+        call(r, n, al, be, ral, rbe, a, b, c);
+        times[reps] = now_ms() - t0;
+        spent += times[reps++];
+        if (times[reps - 1] > max_ms) break;
+      }
+      for (int i = 1; i < reps; ++i) /* insertion sort: the median */
+        for (int j = i; j > 0 && times[j] < times[j - 1]; --j) {
+          const double x = times[j];
+          times[j] = times[j - 1];
+          times[j - 1] = x;
+        }
+      const double med = times[reps / 2];
+      const double gf = flops(r + 1, n) * (cplx(t) ? 4 : 1) / (med * 1e6);
+      printf("%s,%s,%d,%d,%d,%.4f,%.1f\n", r, label, n, n, !strcmp(r + 1, "gemv") ? 0 : n, med, gf);
+      fflush(stdout);
+      free(a), free(b), free(c), free(c0);
+      if (med > max_ms) break;
+    }
+  }
+  return 0;
+}
