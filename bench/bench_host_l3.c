@@ -8,6 +8,9 @@
  * Output CSV: routine,path,m,n,k,time_ms,gflops   (gflops in real flops: 4x for complex)
  * usage: bench_host_l3 LABEL [--openblas] [--routines dgemm,dsyrk,...] [--sizes 64,128,...]
  *                            [--max-cpu-ms MS]   (skip a size once a call took longer)
+ *        bench_host_l3 LABEL --check [--routines ...] [--sizes ...]: no timing; one call through
+ *        the preloaded library and one through OpenBLAS (dlopened) on the same inputs, and the
+ *        line "check,routine,n,max_rel_diff" (max |ours - OpenBLAS| / max |OpenBLAS|).
  */
 #include <dlfcn.h>
 #include <math.h>
@@ -104,7 +107,9 @@ int main(int argc, char **argv) {
   char routines[1024] = "dgemm,dsyrk,dtrsm,zgemm";
   char sizes[256] = "64,128,256,512,1024,2048,4096,8192";
   double max_ms = 1e30;
+  int check = 0;
   for (int i = 2; i < argc; ++i) {
+    if (!strcmp(argv[i], "--check")) check = 1;
     if (!strcmp(argv[i], "--openblas")) {
       g_lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
       if (!g_lib) {
@@ -142,6 +147,32 @@ int main(int argc, char **argv) {
       const void *al = dbl ? (const void *)al_d : (const void *)al_f, *be = dbl ? (const void *)be_d : (const void *)be_f;
       const void *ral = dbl ? (const void *)ral_d : (const void *)ral_f, *rbe = dbl ? (const void *)rbe_d : (const void *)rbe_f;
       if (tri) al = ral;
+      if (check) {
+        void *ref_lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+        if (!ref_lib) {
+          fprintf(stderr, "cannot load OpenBLAS: %s\n", dlerror());
+          return 2;
+        }
+        void *cr = malloc(bytes);
+        memcpy(c, c0, bytes);
+        memcpy(cr, c0, bytes);
+        call(r, n, al, be, ral, rbe, a, b, c);
+        void *saved = g_lib;
+        g_lib = ref_lib;
+        call(r, n, al, be, ral, rbe, a, b, cr);
+        g_lib = saved;
+        const size_t reals = (size_t)n * (strcmp(r + 1, "gemv") ? n : 1) * (cplx(t) ? 2 : 1);
+        double num = 0, den = 0;
+        for (size_t i = 0; i < reals; ++i) {
+          const double x = dbl ? ((double *)c)[i] : ((float *)c)[i], y = dbl ? ((double *)cr)[i] : ((float *)cr)[i];
+          if (fabs(x - y) > num || x != x) num = x != x ? INFINITY : fabs(x - y);
+          if (fabs(y) > den) den = fabs(y);
+        }
+        printf("check,%s,%d,%.3e\n", r, n, den > 0 ? num / den : num);
+        fflush(stdout);
+        free(cr), free(a), free(b), free(c), free(c0);
+        continue;
+      }
       double times[64];
       int reps = 0;
       double spent = 0;

@@ -4,6 +4,7 @@
 # SkylakeX kernels myblas settles on there) and NVBLAS over the same OpenBLAS, one after the other
 # on the same machine (run on the GPU machine through .gpu/run.sh).
 #   bench/run_host_l3_bench.sh BUILD_DIR OUT.csv
+# Headline: the GPU path (what the measured host table chooses at these sizes), NVBLAS, OpenBLAS.
 # HEADLINE=0 skips the four large calls (DGEMM, DSYRK, DTRSM 8192, ZGEMM 4096); SWEEP=0 skips the
 # sweep of every routine over SIZES (default 128..2048) that the measured host table is made from.
 set -euo pipefail
@@ -35,8 +36,13 @@ run() {  # PATH-LABEL ROUTINES SIZES
       OPENBLAS_CORETYPE=SkylakeX NVBLAS_CONFIG_FILE=$conf LD_PRELOAD=$nvblas "$bench" nvblas --routines "$r" --sizes "$s" ;;
   esac | tee -a "$out"
 }
+# CHECK=1 (default): every routine at order 1000 (several panels) on the GPU path against OpenBLAS
+# first, lines "check,routine,n,max_rel_diff" on stdout.
+if [ "${CHECK:-1}" = 1 ]; then
+  MYBLAS_BACKEND=cublas LD_PRELOAD=$lib "$bench" check --check --routines "$all" --sizes 1000,333
+fi
 if [ "${HEADLINE:-1}" = 1 ]; then
-  for p in myblas best_gpu nvblas openblas_tuned; do
+  for p in best_gpu nvblas openblas_tuned; do
     run $p dgemm,dsyrk,dtrsm 8192
     run $p zgemm 4096
   done
