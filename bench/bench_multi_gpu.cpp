@@ -53,8 +53,12 @@ void fill(T* p, size_t n, uint64_t seed) {
 
 // ---- staging ----
 // One copy thread's share: `bytes` of pageable memory at `host` to `dev` (upload) or back,
-// through two pinned buffers of `piece` bytes on its own stream.
-void stage_lane(bool upload, unsigned char* host, unsigned char* dev, size_t bytes, size_t piece, int gpu) {
+// through two pinned buffers of `piece` bytes on its own stream. Its stream, events and pinned
+// buffers are made before the clock starts: the thread counts itself in `ready` and waits for
+// `go` (cudaHostAlloc takes the driver's lock; 32 threads making theirs inside the timed
+// interval measured the allocations, not the copies).
+void stage_lane(bool upload, unsigned char* host, unsigned char* dev, size_t bytes, size_t piece, int gpu,
+                std::atomic<int>* ready, const std::atomic<bool>* go) {
   CK(cudaSetDevice(gpu));
   cudaStream_t s;
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -65,6 +69,9 @@ void stage_lane(bool upload, unsigned char* host, unsigned char* dev, size_t byt
     CK(cudaEventCreateWithFlags(&ev[b], cudaEventDisableTiming));
     CK(cudaEventRecord(ev[b], s));
   }
+  CK(cudaStreamSynchronize(s));
+  ready->fetch_add(1);
+  while (!go->load()) std::this_thread::yield();
   int b = 0;
   size_t pending_off[2] = {SIZE_MAX, SIZE_MAX}, pending_len[2] = {0, 0};
   for (size_t off = 0; off < bytes; off += piece, b ^= 1) {
@@ -84,6 +91,7 @@ void stage_lane(bool upload, unsigned char* host, unsigned char* dev, size_t byt
   CK(cudaStreamSynchronize(s));
   for (int k = 0; k < 2; ++k)
     if (!upload && pending_off[k] != SIZE_MAX) std::memcpy(host + pending_off[k], pin[k], pending_len[k]);
+  ready->fetch_add(1);  // (counted twice: done)
   for (int k = 0; k < 2; ++k) {
     CK(cudaFreeHost(pin[k]));
     CK(cudaEventDestroy(ev[k]));
@@ -91,19 +99,27 @@ void stage_lane(bool upload, unsigned char* host, unsigned char* dev, size_t byt
   CK(cudaStreamDestroy(s));
 }
 
-// Aggregate rate (GB/s) of `gpus` GPUs staging `bytes` each at once, `threads` per GPU.
+// Aggregate rate (GB/s) of `gpus` GPUs staging `bytes` each at once, `threads` per GPU, timed
+// from the moment every thread is ready to the moment the last has finished its copies.
 double stage_rate(bool upload, int gpus, size_t bytes, unsigned threads, std::vector<unsigned char*>& host,
                   std::vector<unsigned char*>& dev) {
   const size_t piece = size_t(4) << 20;
   std::vector<std::thread> lanes;
-  const Clock::time_point t0 = Clock::now();
+  std::atomic<int> ready{0};
+  std::atomic<bool> go{false};
+  const int n = gpus * int(threads);
   for (int g = 0; g < gpus; ++g)
     for (unsigned t = 0; t < threads; ++t) {
       const size_t lo = bytes * t / threads / piece * piece, hi = t + 1 == threads ? bytes : bytes * (t + 1) / threads / piece * piece;
-      lanes.emplace_back(stage_lane, upload, host[size_t(g)] + lo, dev[size_t(g)] + lo, hi - lo, piece, g);
+      lanes.emplace_back(stage_lane, upload, host[size_t(g)] + lo, dev[size_t(g)] + lo, hi - lo, piece, g, &ready, &go);
     }
+  while (ready.load() < n) std::this_thread::yield();
+  const Clock::time_point t0 = Clock::now();
+  go.store(true);
+  while (ready.load() < 2 * n) std::this_thread::yield();
+  const double s = seconds_since(t0);
   for (auto& l : lanes) l.join();
-  return double(bytes) * gpus / seconds_since(t0) / 1e9;
+  return double(bytes) * gpus / s / 1e9;
 }
 
 int run_stage(int gpus, double gib) {
