@@ -672,6 +672,30 @@ float myblas_half_to_float(uint16_t h);
 int myblas_set_stream(void *cuda_stream);
 void *myblas_get_stream(void);
 
+/* How SGEMM computes on the GPU, for the whole process (the environment variable
+ * MYBLAS_SGEMM_PRECISION sets the initial value: fp32, tf32x3, tf32x3-all):
+ *   MYBLAS_SGEMM_FP32       FP32 arithmetic on the FP32 cores (the default; results as
+ *                           without this call).
+ *   MYBLAS_SGEMM_TF32X3     on the tensor cores by the 3xTF32 split: each operand is split
+ *                           into two TF32 parts and three TF32 products are summed, their
+ *                           partial sums moved out of the tensor cores every 32 terms, for
+ *                           calls with device operands and shapes where it measured faster
+ *                           (m, n >= 1024, k >= 256, m*n*k >= 3.2e9: 1.4-1.6x FP32 SGEMM at
+ *                           4096^3 and 8192^3 on the H100); other calls as FP32. Measured
+ *                           error: median and largest within 2x FP32 SGEMM's from k = 64 up
+ *                           (mostly below it), up to 3.3x at k = 16 (docs/sgemm-precision.md).
+ *                           Calls whose operands hold Inf, NaN or magnitudes the split cannot
+ *                           represent exactly, or that run where the kernel cannot (no sm_90a),
+ *                           get the FP32 path's result bitwise.
+ *   MYBLAS_SGEMM_TF32X3_ALL as MYBLAS_SGEMM_TF32X3 for every SGEMM call that runs on the GPU,
+ *                           whatever its shape, host arrays included (for tests).
+ * Returns 0, or -1 (setting unchanged) for an unknown mode. */
+#define MYBLAS_SGEMM_FP32 0
+#define MYBLAS_SGEMM_TF32X3 1
+#define MYBLAS_SGEMM_TF32X3_ALL 2
+int myblas_set_sgemm_precision(int mode);
+int myblas_get_sgemm_precision(void);
+
 /* 1 if a usable CUDA device was found (this may initialise the CUDA driver). */
 int myblas_gpu_available(void);
 

@@ -33,6 +33,12 @@ Config load() {
   c.sgemv_kernel = env("MYBLAS_SGEMV_KERNEL");
   c.sgemm_kernel = env("MYBLAS_SGEMM_KERNEL");
   c.hgemm_kernel = env("MYBLAS_HGEMM_KERNEL");
+  std::string prec = env("MYBLAS_SGEMM_PRECISION");
+  for (char& ch : prec) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  if (prec.empty() || prec == "fp32") c.sgemm_precision = SgemmPrecision::fp32;
+  else if (prec == "tf32x3") c.sgemm_precision = SgemmPrecision::tf32x3;
+  else if (prec == "tf32x3-all") c.sgemm_precision = SgemmPrecision::tf32x3_all;
+  else c.sgemm_precision_error = prec;
   return c;
 }
 }  // namespace

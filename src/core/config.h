@@ -5,6 +5,11 @@
 namespace myblas {
 
 enum class Backend { auto_, cpu, cublas, kernels };
+// How SGEMM computes (MYBLAS_SGEMM_PRECISION; myblas_set_sgemm_precision changes it later):
+// fp32 on the FP32 cores, or the 3xTF32 split on the tensor cores (backends/cuda/sgemm_tf32x3.h)
+// for the shapes where it measured faster (tf32x3) or for every call it can run (tf32x3_all).
+// The values are the public MYBLAS_SGEMM_* constants of myblas.h.
+enum class SgemmPrecision { fp32 = 0, tf32x3 = 1, tf32x3_all = 2 };
 
 struct Config {
   Backend backend = Backend::auto_;  // MYBLAS_BACKEND
@@ -18,6 +23,8 @@ struct Config {
   std::string sgemv_kernel;          // MYBLAS_SGEMV_KERNEL: with MYBLAS_BACKEND=kernels, this one
   std::string sgemm_kernel;          // MYBLAS_SGEMM_KERNEL: likewise for SGEMM
   std::string hgemm_kernel;          // MYBLAS_HGEMM_KERNEL: likewise for HGEMM
+  SgemmPrecision sgemm_precision = SgemmPrecision::fp32;  // MYBLAS_SGEMM_PRECISION
+  std::string sgemm_precision_error;  // set when MYBLAS_SGEMM_PRECISION had an unknown value
 };
 
 // Test-only fault injection: MYBLAS_TEST_FAULT is a comma-separated list of GPU-path steps

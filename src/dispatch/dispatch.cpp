@@ -16,6 +16,7 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cuda/cublas_backend.h"
 #include "backends/cuda/cuda_runtime.h"
+#include "backends/cuda/sgemm_tf32x3.h"
 #include "core/config.h"
 #include "core/log.h"
 #include "core/stage_clock.h"
@@ -275,7 +276,11 @@ void run_gemm(GemmProblem& p) {
   // takes it only where the table's entry says kernels and that kernel can run the call, so
   // other calls skip the choice (cold host caches made it ~1 us of a 20 us call:
   // bench/probes/probe_call_overhead --cold).
-  const bool can_take = kernel_possible(gpu, backend, p.any_device()) && (table_kernel || backend == Backend::kernels);
+  // With the SGEMM precision mode on (MYBLAS_SGEMM_PRECISION), the shapes it takes run on its
+  // path (behind the cuBLAS path), not on our FP32 kernels.
+  const bool tf32x3 = gpu && sgemm_tc_applies(p);
+  const bool can_take =
+      kernel_possible(gpu, backend, p.any_device()) && (table_kernel || backend == Backend::kernels) && !tf32x3;
   bool has_kernel = false, kernel_wins = false;
   SgemmKernel kernel = SgemmKernel::naive;
   HgemmKernel hkernel = HgemmKernel::wmma;
@@ -314,8 +319,8 @@ void run_gemm(GemmProblem& p) {
   MYBLAS_STAGE(kStageChoose);
   const Path path = execute(
       rule, p, routine_name(p.routine),
-      [&p, kernel, hkernel](Path chosen, std::string* why) {
-        if (chosen != Path::kernels) return cublas_gemm(p, why);
+      [&p, kernel, hkernel, tf32x3](Path chosen, std::string* why) {
+        if (chosen != Path::kernels) return cublas_gemm(p, why, tf32x3);
         return p.routine == Routine::hgemm ? kernel_hgemm(p, hkernel, why) : kernel_gemm(p, kernel, why);
       },
       cpu_gemm);

@@ -1,6 +1,7 @@
 // The native myblas_* API.
 #include "backends/cpu/cpu_blas.h"
 #include "backends/cuda/cuda_runtime.h"
+#include "backends/cuda/sgemm_tf32x3.h"
 #include "interface/entry.h"
 
 namespace myblas {
@@ -20,6 +21,14 @@ MYBLAS_API int myblas_set_stream(void* cuda_stream) {
 }
 
 MYBLAS_API void* myblas_get_stream(void) { return thread_stream(); }
+
+MYBLAS_API int myblas_set_sgemm_precision(int mode) {
+  if (mode != MYBLAS_SGEMM_FP32 && mode != MYBLAS_SGEMM_TF32X3 && mode != MYBLAS_SGEMM_TF32X3_ALL) return -1;
+  set_sgemm_precision(SgemmPrecision(mode));
+  return 0;
+}
+
+MYBLAS_API int myblas_get_sgemm_precision(void) { return int(sgemm_precision()); }
 
 MYBLAS_API int myblas_gpu_available(void) { return gpu_available() ? 1 : 0; }
 

@@ -7,6 +7,8 @@
 #   INPUT      its input file name in the testers directory (sblat2.in, sin2, ...)
 #   BACKEND    value for MYBLAS_BACKEND (cpu | cublas | kernels | auto)
 #   ROUTINES   the routines libmyblas must be seen serving, space-separated (dgemm dsymm ...)
+#   (MYBLAS_SGEMM_PRECISION, when set in the environment, passes through to the tester, and
+#   the log must then show SGEMM calls that the 3xTF32 split ran)
 #   PRELOAD    LD_PRELOAD value (libmyblas, preceded by the sanitizer runtimes in ASan builds)
 #   GPU_PROBE  helper printing 1 when myblas_gpu_available() says a GPU is usable
 #
@@ -122,6 +124,14 @@ for routine in $routines; do
     fail=1
   fi
 done
+# Under MYBLAS_SGEMM_PRECISION, proof that the 3xTF32 split ran SGEMM calls (it logs each one).
+if [ -n "${MYBLAS_SGEMM_PRECISION:-}" ] && [[ " $routines " == *" sgemm "* ]]; then
+  split=$(grep -c "^myblas: sgemm precision=tf32x3 .*: 3xTF32" "$log")
+  echo "libmyblas log: $split sgemm calls ran the 3xTF32 split (MYBLAS_SGEMM_PRECISION=$MYBLAS_SGEMM_PRECISION)"
+  if [ "$split" -eq 0 ]; then
+    echo "FAIL: no call ran the 3xTF32 split"; fail=1
+  fi
+fi
 grep '^myblas: warning' "$log" | sort -u
 
 [ $fail -eq 0 ] && echo "PASS: $tester with MYBLAS_BACKEND=$backend"

@@ -11,6 +11,7 @@
 #include "backends/cuda/host_split.h"
 #include "backends/cuda/cuda_runtime.h"
 #include "backends/cuda/gpu_call.h"
+#include "backends/cuda/sgemm_tf32x3.h"
 #include "core/config.h"
 #include "core/log.h"
 #include "core/stage_clock.h"
@@ -98,7 +99,9 @@ cublasStatus_t hgemm_round_once(const CublasApi* api, cublasHandle_t h, cublasOp
 
 namespace {
 // kernel / hkernel: run our SGEMM / HGEMM kernel instead of cuBLAS (at most one is set).
-bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel* hkernel, std::string* why) {
+// tf32x3: run SGEMM's product by the 3xTF32 split (backends/cuda/sgemm_tf32x3.h) where it can.
+bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel* hkernel, bool tf32x3,
+              std::string* why) {
   if (sticky_fault(why)) return false;
   cudaStream_t s = thread_stream();
   const int target = call_device(p.device, s);
@@ -223,8 +226,23 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel
       const cublasOperation_t ta = p.ta == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T;
       const cublasOperation_t tb = p.tb == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T;
       cublasStatus_t st;
+      std::string tc_why;  // why the 3xTF32 mode did not take the call (it logs that itself)
+      const auto split_product = [&] {
+        GemmProblem q = p;  // the same problem on the device copies
+        q.a = a.ptr;
+        q.lda = int(a.ld);
+        q.b = b.ptr;
+        q.ldb = int(b.ld);
+        q.c = cptr;
+        q.ldc = int(c.ld);
+        q.mem_a = q.mem_b = q.mem_c = Mem::device;
+        return sgemm_tc_run(q, s, &tc_why);
+      };
       if (fault_injected("cublas"))  // before the call: a device C must stay untouched
         st = CUBLAS_STATUS_EXECUTION_FAILED;
+      else if (p.routine == Routine::sgemm && (tf32x3 || sgemm_precision() == SgemmPrecision::tf32x3_all) &&
+               split_product())
+        st = CUBLAS_STATUS_SUCCESS;
       else if (p.routine == Routine::hgemm && p.beta != 0.f)
         st = hgemm_round_once(api, h, ta, tb, p, dev, a, b, static_cast<uint16_t*>(cptr), c.ld, s, why);
       else if (p.routine == Routine::hgemm)  // beta == 0: binary16 C is rounded once (see above)
@@ -276,11 +294,13 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel
 
 }  // namespace
 
-bool cublas_gemm(const GemmProblem& p, std::string* why) { return gpu_gemm(p, nullptr, nullptr, why); }
+bool cublas_gemm(const GemmProblem& p, std::string* why, bool tf32x3) {
+  return gpu_gemm(p, nullptr, nullptr, tf32x3, why);
+}
 
-bool kernel_gemm(const GemmProblem& p, SgemmKernel k, std::string* why) { return gpu_gemm(p, &k, nullptr, why); }
+bool kernel_gemm(const GemmProblem& p, SgemmKernel k, std::string* why) { return gpu_gemm(p, &k, nullptr, false, why); }
 
-bool kernel_hgemm(const GemmProblem& p, HgemmKernel k, std::string* why) { return gpu_gemm(p, nullptr, &k, why); }
+bool kernel_hgemm(const GemmProblem& p, HgemmKernel k, std::string* why) { return gpu_gemm(p, nullptr, &k, false, why); }
 
 namespace {
 bool gpu_gemv(const GemvProblem& p, const SgemvKernel* kernel, std::string* why) {

@@ -14,7 +14,10 @@ namespace myblas {
 
 // false (with *why) when any CUDA or cuBLAS step failed before the result was written:
 // the caller then completes the call on the CPU.
-bool cublas_gemm(const GemmProblem& p, std::string* why);
+// tf32x3: an SGEMM's product runs by the 3xTF32 split on the tensor cores where it can
+// (backends/cuda/sgemm_tf32x3.h; dispatch asks for it). Under MYBLAS_SGEMM_PRECISION=tf32x3-all
+// every SGEMM product here does, the host-array pipeline's tiles included.
+bool cublas_gemm(const GemmProblem& p, std::string* why, bool tf32x3 = false);
 // The same staging around one of our SGEMM kernels (src/kernels/sgemm.h) instead of cuBLAS.
 bool kernel_gemm(const GemmProblem& p, SgemmKernel k, std::string* why);
 // The same staging around one of our HGEMM kernels (src/kernels/hgemm.h) instead of cuBLAS.

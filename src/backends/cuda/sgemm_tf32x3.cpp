@@ -1,0 +1,215 @@
+#include "backends/cuda/sgemm_tf32x3.h"
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <cmath>
+#include <vector>
+
+#include "backends/cuda/cuda_runtime.h"
+#include "core/log.h"
+#include "kernels/sgemm_tc.h"
+
+namespace myblas {
+
+namespace {
+
+std::atomic<int> g_precision{-1};  // -1: not yet read from the environment
+
+// Device scratch for the split operands, kept per thread and device between calls: at 4096^3
+// it is 384 MB, which the stream-ordered pool (it keeps 256 MB) would map anew at every call.
+// Two buffers, each with an event marking its last use, so that a thread alternating between
+// two streams (the host-array pipeline) never makes one stream's split wait for the other's
+// product. A buffer is reused without waiting when its last use is complete or was on the
+// same stream; otherwise the call's stream waits for it on the device.
+constexpr size_t kKeepBytes = size_t(2) << 30;  // larger needs come from the pool per call
+constexpr size_t kStatsBytes = 256;             // Tf32x3Stats at the start of the scratch
+struct Scratch {
+  void* ptr = nullptr;
+  size_t bytes = 0;
+  cudaEvent_t last_use = nullptr;
+  cudaStream_t last_stream = nullptr;
+  bool used = false;
+};
+struct DeviceScratch {
+  uint64_t context = 0;  // the context the buffers belong to (a cudaDeviceReset drops them)
+  Scratch ring[2];
+};
+struct ThreadScratch {
+  std::vector<DeviceScratch> by_device;
+  void* pinned_stats = nullptr;  // host copy of the statistics
+  ~ThreadScratch() {  // (errors ignored: the process may be tearing CUDA down)
+    for (DeviceScratch& d : by_device)
+      for (Scratch& s : d.ring) {
+        if (s.ptr) cudaFree(s.ptr);
+        if (s.last_use) cudaEventDestroy(s.last_use);
+      }
+    if (pinned_stats) cudaFreeHost(pinned_stats);
+  }
+};
+thread_local ThreadScratch t_scratch;
+
+// A kept buffer of at least `bytes` usable in stream order on s, or nullptr (then *e says why,
+// or cudaSuccess when the need is over the kept size).
+Scratch* kept_scratch(int device, size_t bytes, cudaStream_t s, cudaError_t* e) {
+  *e = cudaSuccess;
+  if (bytes > kKeepBytes || device < 0) return nullptr;
+  if (size_t(device) >= t_scratch.by_device.size()) t_scratch.by_device.resize(size_t(device) + 1);
+  DeviceScratch& d = t_scratch.by_device[size_t(device)];
+  const uint64_t ctx = current_context_id();
+  if (d.context != ctx) {
+    d = DeviceScratch{};  // (the old context's memory went with it)
+    d.context = ctx;
+  }
+  Scratch* pick = nullptr;
+  for (Scratch& c : d.ring)
+    if (!c.used || c.last_stream == s || cudaEventQuery(c.last_use) == cudaSuccess) {
+      pick = &c;
+      break;
+    }
+  cudaGetLastError();  // (a cudaEventQuery of cudaErrorNotReady is no error)
+  if (!pick) {
+    pick = &d.ring[0];
+    if ((*e = cudaStreamWaitEvent(s, pick->last_use, 0)) != cudaSuccess) return nullptr;
+  }
+  if (!pick->last_use && (*e = cudaEventCreateWithFlags(&pick->last_use, cudaEventDisableTiming)) != cudaSuccess) {
+    pick->last_use = nullptr;
+    return nullptr;
+  }
+  if (pick->bytes < bytes) {
+    if (pick->ptr) {
+      if ((*e = cudaEventSynchronize(pick->last_use)) != cudaSuccess) return nullptr;
+      cudaFree(pick->ptr);
+    }
+    pick->ptr = nullptr;
+    pick->bytes = 0;
+    if ((*e = cudaMalloc(&pick->ptr, bytes)) != cudaSuccess) {
+      pick->ptr = nullptr;
+      return nullptr;
+    }
+    pick->bytes = bytes;
+  }
+  return pick;
+}
+
+bool cuda_step(cudaError_t e, const char* what, std::string* why) {
+  if (e == cudaSuccess) return true;
+  *why = note_cuda_error(e, what);
+  return false;
+}
+
+}  // namespace
+
+SgemmPrecision sgemm_precision() {
+  int v = g_precision.load(std::memory_order_relaxed);
+  if (v < 0) {
+    const Config& c = config();
+    if (!c.sgemm_precision_error.empty())
+      warn_once("sgemm-precision", "unknown MYBLAS_SGEMM_PRECISION '" + c.sgemm_precision_error + "'; using fp32");
+    int expected = -1;
+    g_precision.compare_exchange_strong(expected, int(c.sgemm_precision));
+    v = g_precision.load(std::memory_order_relaxed);
+  }
+  return SgemmPrecision(v);
+}
+
+void set_sgemm_precision(SgemmPrecision p) { g_precision.store(int(p), std::memory_order_relaxed); }
+
+bool sgemm_tc_applies(const GemmProblem& p) {
+  if (p.routine != Routine::sgemm || p.scale_only()) return false;
+  const SgemmPrecision mode = sgemm_precision();
+  if (mode == SgemmPrecision::fp32) return false;
+  if (mode == SgemmPrecision::tf32x3_all) return true;
+  // Where the mode measured faster than FP32 SGEMM on the H100 (bench/results/h100-sgemm-tf32x3-*:
+  // 4096^3 1.48-1.62x, 8192^3 1.37-1.40x, 1536^3 1.34x, 4096^2 x 256 1.29x, 2048^3 1.03x; losing at
+  // 1024^3 0.70x, 4096 x 512 x 4096 0.98x, 2048^2 x 512 0.91x, 256 x 4096 x 4096 0.49x). Host
+  // arrays stay FP32: through the pipeline each tile would wait on the host for its split's
+  // statistics, which took away the overlap of copies and products (8192^3 end to end 34.4 ms
+  // against FP32's 27.2, measured with the cuBLAS product).
+  return p.any_device() && std::min(p.m, p.n) >= 1024 && p.k >= 256 && double(p.m) * p.n * p.k >= 3.2e9;
+}
+
+bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
+  const auto note = [&p](const std::string& what) {
+    if (verbose())
+      log_line(strformat("sgemm precision=tf32x3 %c%c m=%d n=%d k=%d: %s", op_char(p.ta), op_char(p.tb), p.m, p.n,
+                         p.k, what.c_str()));
+  };
+  const auto refuse = [&](const std::string& reason) {
+    *why = reason;
+    note("FP32 path (" + reason + ")");
+    return false;
+  };
+  if (!std::isfinite(p.alpha) || !std::isfinite(p.beta)) return refuse("alpha or beta is Inf or NaN");
+  if (tf32x3_ld(p.k) > INT_MAX) return refuse("3k exceeds the int range of the product's depth");
+  int dev = 0;
+  if (!cuda_step(cudaGetDevice(&dev), "cudaGetDevice", why)) return refuse(*why);
+
+  // The split operands: A3 = [big small big] and B3 = [big; big; small] along k (kernels/sgemm_tc.h).
+  Tf32x3Operand a, b;
+  a.src = static_cast<const float*>(p.a);
+  a.ld = p.lda;
+  a.rows = p.a_rows();
+  a.cols = p.a_cols();
+  a.k_in_cols = p.ta == Op::N;
+  a.small_part = 1;
+  b.src = static_cast<const float*>(p.b);
+  b.ld = p.ldb;
+  b.rows = p.b_rows();
+  b.cols = p.b_cols();
+  b.k_in_cols = p.tb == Op::T;
+  b.small_part = 2;
+  const int64_t ld3 = tf32x3_ld(p.k);
+  a.ldd = b.ldd = ld3;
+  // Where our product cannot run, the FP32 path keeps the mode's promise. (cuBLAS's TF32 GEMM
+  // could take the split operands, but its error grows with k to 20-50x FP32 SGEMM's.)
+  if (const char* no = tf32x3_wgmma_can_implement(ld3)) return refuse(no);
+  const size_t a3 = size_t(ld3) * size_t(p.m), b3 = size_t(ld3) * size_t(p.n);
+  const size_t a3_bytes = (a3 * 4 + 255) / 256 * 256;
+  const size_t bytes = kStatsBytes + a3_bytes + b3 * 4;
+
+  cudaError_t e;
+  Scratch* kept = kept_scratch(dev, bytes, s, &e);
+  if (!kept && e != cudaSuccess) return refuse(note_cuda_error(e, "scratch for the split operands"));
+  DeviceBuffer fresh;
+  if (!kept && !cuda_step(fresh.allocate(bytes, s), "scratch for the split operands", why)) return refuse(*why);
+  unsigned char* base = static_cast<unsigned char*>(kept ? kept->ptr : fresh.get());
+  Tf32x3Stats* d_stats = reinterpret_cast<Tf32x3Stats*>(base);
+  a.dst = reinterpret_cast<float*>(base + kStatsBytes);
+  b.dst = reinterpret_cast<float*>(base + kStatsBytes + a3_bytes);
+  if (!t_scratch.pinned_stats &&
+      !cuda_step(cudaHostAlloc(&t_scratch.pinned_stats, sizeof(Tf32x3Stats), cudaHostAllocPortable),
+                 "pinned memory for the split statistics", why)) {
+    t_scratch.pinned_stats = nullptr;
+    return refuse(*why);
+  }
+  Tf32x3Stats* h_stats = static_cast<Tf32x3Stats*>(t_scratch.pinned_stats);
+  // The one wait of the call: the statistics decide between this path and FP32 before C is touched.
+  if (!cuda_step(cudaMemsetAsync(d_stats, 0, sizeof(Tf32x3Stats), s), "clearing the split statistics", why) ||
+      !cuda_step(tf32x3_split(a, b, d_stats, s), "the 3xTF32 split kernel", why) ||
+      !cuda_step(cudaMemcpyAsync(h_stats, d_stats, sizeof(Tf32x3Stats), cudaMemcpyDeviceToHost, s),
+                 "reading the split statistics", why) ||
+      !cuda_step(cudaStreamSynchronize(s), "the 3xTF32 split", why)) {
+    if (kept) kept->used = false;  // (nothing of ours is in flight after the failed step's sync)
+    return refuse(*why);
+  }
+  if (const char* no = tf32x3_refuse(*h_stats, p.k)) {
+    if (kept) kept->used = false;
+    return refuse(no);
+  }
+
+  const int k3 = 3 * p.k;
+  const cudaError_t pe = tf32x3_wgmma_product(p.m, p.n, k3, p.alpha, a.dst, b.dst, ld3, p.beta,
+                                             static_cast<float*>(p.c), p.ldc, s);
+  if (kept) {
+    kept->used = true;
+    kept->last_stream = s;
+    cudaEventRecord(kept->last_use, s);  // (a failure here surfaces at the stream's next step)
+  }
+  // A failed launch ran nothing: C is untouched and the FP32 path can still run.
+  if (pe != cudaSuccess) return refuse(note_cuda_error(pe, "the 3xTF32 wgmma product"));
+  note("3xTF32 (split + wgmma product, sums promoted every 32 terms)");
+  return true;
+}
+
+}  // namespace myblas

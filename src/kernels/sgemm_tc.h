@@ -1,0 +1,76 @@
+// SGEMM at FP32 accuracy on the tensor cores: the 3xTF32 split (docs/sgemm-precision.md).
+//
+// Every FP32 x is written as x = big + small + d, with big = rn_tf32(x), small = rn_tf32(x - big)
+// (x - big is exact in FP32) and |d| <= 2^-22 |x|. Then
+//   a*b ~= big(a)*big(b) + big(a)*small(b) + small(a)*big(b),
+// three products whose operands are exact TF32 values, so the tensor cores multiply them without
+// rounding and accumulate in FP32. The split kernel here writes the operands of ONE TF32 product
+// of depth 3k, A3 = [big(A) small(A) big(A)] and B3 = [big(B); big(B); small(B)] (concatenated
+// along k), so that a single TF32 GEMM computes all three terms with one accumulation and one
+// rounding of C. The same pass gathers the magnitude statistics that say whether the split is
+// exact enough for this call (tf32x3_refuse); where it is not, the call runs in FP32.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace myblas {
+
+// One operand as stored (column-major, rows x cols, leading dimension ld) and where its three
+// parts go. The parts are written k-contiguous ("K-major"), the layout the TF32 tensor-core GEMM
+// reads fastest in every transpose: dst is a 3k x mn matrix with leading dimension ldd >= 3k (mn:
+// the operand's other extent; tf32x3_ld rounds it for the copy engine), part t in rows
+// [t*k, (t+1)*k). k_in_cols: the product's k runs along
+// the stored columns (A 'N', B 'T'; the split transposes through shared memory), else along the
+// stored rows (A 'T', B 'N'). small_part: the index (0..2) of the part that holds small(x); the
+// other two hold big(x).
+struct Tf32x3Operand {
+  const float* src = nullptr;
+  int64_t ld = 1;
+  int rows = 0, cols = 0;
+  bool k_in_cols = true;
+  int small_part = 1;
+  float* dst = nullptr;
+  int64_t ldd = 1;
+};
+
+// The leading dimension of the split operands for depth k: 3k rounded up to a multiple of 4, so
+// that their rows are 16-byte aligned (the tensor memory accelerator's rule).
+inline int64_t tf32x3_ld(int k) { return (3 * int64_t(k) + 3) / 4 * 4; }
+
+// Magnitudes seen by the split, [0] for A and [1] for B, as IEEE bit patterns of |x| (ordered
+// like the values for non-negative floats): the largest |x| (>= 0x7f800000: an Inf or NaN), and
+// the bitwise complement of the smallest nonzero |x| (0: no nonzero value). Zero-initialised
+// before the split (cudaMemsetAsync): both are gathered with atomicMax.
+struct Tf32x3Stats {
+  unsigned max_abs_bits[2];
+  unsigned not_min_abs_bits[2];
+};
+
+// Splits both operands in one launch and gathers their statistics into *stats (device memory,
+// zeroed by the caller on the same stream). A3 = dst of A (3k x m) and B3 = dst of B (3k x n) are
+// then the operands of one product C = A3^T B3 ('T', 'N') of depth 3k.
+cudaError_t tf32x3_split(const Tf32x3Operand& a, const Tf32x3Operand& b, Tf32x3Stats* stats, cudaStream_t s);
+
+// Why the split of operands with these statistics cannot give FP32's answer for a product of
+// depth k (nullptr: it can). Refused: an Inf or NaN (FP32's propagation must be kept exactly);
+// a |x| so large that rn_tf32 could round it to Inf, or max|A| max|B| 3k near FP32's overflow
+// (where FP32 and the split would overflow differently); a nonzero |x| below 2^-103, or
+// min|A| min|B| below 2^-103 (a remainder or a correction product would be subnormal, which the
+// split cannot represent exactly).
+const char* tf32x3_refuse(const Tf32x3Stats& stats, int k);
+
+// The product of the split operands on our own kernel: C := alpha * A3^T B3 + beta * C, A3 k3 x m
+// and B3 k3 x n (k3 = 3k), k-contiguous with leading dimension ld3, C m x n with ldc; beta == 0
+// never reads C. wgmma (sm_90a) fed by the tensor memory accelerator, and, unlike the cuBLAS TF32
+// product, its partial sums leave the tensor cores' accumulators every 32 terms for FP32 registers
+// (round-to-nearest adds): the tensor cores' own FP32 accumulation over thousands of terms made
+// the error grow with k to 20-50x FP32 SGEMM's (docs/sgemm-precision.md).
+// tf32x3_wgmma_can_implement: nullptr when it can run the product here, else why not (A3 and B3
+// must also be 16-byte aligned, as the split's scratch always is; the product refuses others with
+// cudaErrorInvalidValue before launching anything).
+const char* tf32x3_wgmma_can_implement(int64_t ld3);
+cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float* a3, const float* b3, int64_t ld3,
+                                 float beta, float* c, int64_t ldc, cudaStream_t s);
+
+}  // namespace myblas

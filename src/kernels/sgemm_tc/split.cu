@@ -1,0 +1,138 @@
+// The 3xTF32 split (kernels/sgemm_tc.h): one pass over A and B that writes the operands of a
+// single TF32 product of depth 3k, k-contiguous, and gathers the magnitudes that decide whether
+// the split is exact enough. Memory-bound: each element is read once and written three times.
+// A block walks 32 x 32 tiles of the stored matrix: loads run down the stored columns (coalesced);
+// where k runs along the stored columns the tile is transposed through shared memory so that the
+// stores run along k, coalesced too. The statistics are reduced per block and reach device memory
+// with an atomic only when they beat what is already there.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/sgemm_tc.h"
+
+namespace myblas {
+
+namespace {
+
+constexpr int kTile = 32;       // a tile is kTile x kTile elements of the stored matrix
+constexpr int kRowsPerPass = 8;  // block of kTile x kRowsPerPass threads: 4 elements each
+constexpr int kMaxBlocks = 1024;  // per operand; each walks tiles / gridDim.x tiles
+
+// Round to the nearest TF32 value (10 explicit mantissa bits), ties away from zero; the result
+// is an FP32 pattern with its low 13 bits zero.
+__device__ __forceinline__ float tf32_rn(float x) {
+  uint32_t u;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(u) : "f"(x));
+  return __uint_as_float(u & 0xffffe000u);
+}
+
+__global__ void __launch_bounds__(kTile * kRowsPerPass) tf32x3_split_kernel(Tf32x3Operand a, Tf32x3Operand b,
+                                                                            Tf32x3Stats* stats) {
+  __shared__ float big_t[kTile][kTile + 1], small_t[kTile][kTile + 1];  // (kTile x kTile) transposed tile
+  __shared__ unsigned red[2][kRowsPerPass];
+  const int which = blockIdx.z;
+  const Tf32x3Operand o = which == 0 ? a : b;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int tiles_r = (o.rows + kTile - 1) / kTile, tiles_c = (o.cols + kTile - 1) / kTile;
+  const int64_t tiles = int64_t(tiles_r) * tiles_c;
+  const int k = o.k_in_cols ? o.cols : o.rows;
+  const int64_t ldd = o.ldd;  // dst: 3k x mn
+  unsigned max_bits = 0, not_min_bits = 0;
+  for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const int r0 = int(t % tiles_r) * kTile, c0 = int(t / tiles_r) * kTile;
+    const int r = r0 + tx;
+    float big[kTile / kRowsPerPass], small[kTile / kRowsPerPass];
+#pragma unroll
+    for (int p = 0; p < kTile / kRowsPerPass; ++p) {
+      const int c = c0 + ty + kRowsPerPass * p;
+      float x = 0.f;
+      if (r < o.rows && c < o.cols) x = __ldg(o.src + r + int64_t(c) * o.ld);
+      const unsigned ax = __float_as_uint(x) & 0x7fffffffu;
+      max_bits = max(max_bits, ax);
+      if (ax) not_min_bits = max(not_min_bits, ~ax);
+      big[p] = tf32_rn(x);
+      small[p] = tf32_rn(x - big[p]);  // x - big is exact in FP32
+    }
+    if (!o.k_in_cols) {  // stored k x mn: the stores run down the stored column as the loads did
+#pragma unroll
+      for (int p = 0; p < kTile / kRowsPerPass; ++p) {
+        const int c = c0 + ty + kRowsPerPass * p;
+        if (r >= o.rows || c >= o.cols) continue;
+        float* d = o.dst + r + int64_t(c) * ldd;
+        d[0] = o.small_part == 0 ? small[p] : big[p];
+        d[k] = o.small_part == 1 ? small[p] : big[p];
+        d[2 * int64_t(k)] = o.small_part == 2 ? small[p] : big[p];
+      }
+    } else {  // stored mn x k: transpose, so that lanes store consecutive k
+      __syncthreads();  // (the previous tile's reads of the shared tiles are done)
+#pragma unroll
+      for (int p = 0; p < kTile / kRowsPerPass; ++p) {
+        big_t[ty + kRowsPerPass * p][tx] = big[p];
+        small_t[ty + kRowsPerPass * p][tx] = small[p];
+      }
+      __syncthreads();
+      const int kk = c0 + tx;  // this lane's k
+#pragma unroll
+      for (int p = 0; p < kTile / kRowsPerPass; ++p) {
+        const int mn = r0 + ty + kRowsPerPass * p;
+        if (kk >= o.cols || mn >= o.rows) continue;
+        const float bg = big_t[tx][ty + kRowsPerPass * p], sm = small_t[tx][ty + kRowsPerPass * p];
+        float* d = o.dst + kk + int64_t(mn) * ldd;
+        d[0] = o.small_part == 0 ? sm : bg;
+        d[k] = o.small_part == 1 ? sm : bg;
+        d[2 * int64_t(k)] = o.small_part == 2 ? sm : bg;
+      }
+    }
+  }
+  max_bits = __reduce_max_sync(0xffffffffu, max_bits);
+  not_min_bits = __reduce_max_sync(0xffffffffu, not_min_bits);
+  if (tx == 0) {
+    red[0][ty] = max_bits;
+    red[1][ty] = not_min_bits;
+  }
+  __syncthreads();
+  if (ty == 0 && tx < 2) {
+    unsigned v = 0;
+    for (int w = 0; w < kRowsPerPass; ++w) v = max(v, red[tx][w]);
+    unsigned* slot = tx == 0 ? &stats->max_abs_bits[which] : &stats->not_min_abs_bits[which];
+    if (v > *reinterpret_cast<volatile unsigned*>(slot)) atomicMax(slot, v);
+  }
+}
+
+}  // namespace
+
+cudaError_t tf32x3_split(const Tf32x3Operand& a, const Tf32x3Operand& b, Tf32x3Stats* stats, cudaStream_t s) {
+  auto tiles = [](const Tf32x3Operand& o) {
+    return (int64_t(o.rows) + kTile - 1) / kTile * ((int64_t(o.cols) + kTile - 1) / kTile);
+  };
+  int64_t most = tiles(a) > tiles(b) ? tiles(a) : tiles(b);
+  if (most <= 0) return cudaSuccess;
+  const dim3 grid(unsigned(most < kMaxBlocks ? most : kMaxBlocks), 1, 2);
+  tf32x3_split_kernel<<<grid, dim3(kTile, kRowsPerPass), 0, s>>>(a, b, stats);
+  return cudaGetLastError();
+}
+
+const char* tf32x3_refuse(const Tf32x3Stats& st, int k) {
+  // Binary exponents: |x| < 2^(hi + 1) for the largest, |x| >= 2^lo for the smallest nonzero
+  // (subnormals count as 2^-127).
+  int hi[2], lo[2];
+  for (int w = 0; w < 2; ++w) {
+    if (st.max_abs_bits[w] >= 0x7f800000u) return w == 0 ? "Inf or NaN in A" : "Inf or NaN in B";
+    hi[w] = int(st.max_abs_bits[w] >> 23) - 127;
+    if (hi[w] >= 126) return "a value of magnitude >= 2^126 (its TF32 rounding could overflow)";
+    const unsigned min_bits = ~st.not_min_abs_bits[w];
+    lo[w] = st.not_min_abs_bits[w] == 0 ? 0 : int(min_bits >> 23) - 127;
+    if (lo[w] < -103) return "a nonzero value below 2^-103 (its TF32 remainder would be subnormal)";
+  }
+  if (st.max_abs_bits[0] == 0 || st.max_abs_bits[1] == 0) return nullptr;  // an all-zero operand
+  int log2_3k = 0;
+  while ((int64_t(1) << log2_3k) < 3 * int64_t(k)) ++log2_3k;
+  // |sum of 3k products| < 2^(hi_a + hi_b + 2 + log2(3k)); FP32 overflows at 2^128.
+  if (hi[0] + hi[1] + 2 + log2_3k >= 127) return "max|A| max|B| k near FP32's overflow threshold";
+  // The smallest correction product small(a) big(b) is at least 2^(lo_a + lo_b - 24).
+  if (lo[0] + lo[1] < -103) return "min|A| min|B| below 2^-103 (a correction product would be subnormal)";
+  return nullptr;
+}
+
+}  // namespace myblas

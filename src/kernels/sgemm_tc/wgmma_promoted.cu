@@ -1,0 +1,263 @@
+// The 3xTF32 product on our own kernel: C := alpha * A3^T B3 + beta * C over the split operands
+// (kernels/sgemm_tc.h), wgmma fed by the tensor memory accelerator, with promoted accumulation.
+//
+// Why our own kernel: cuBLAS's TF32 GEMM keeps each partial sum in the tensor cores' FP32
+// accumulators over all 3k terms, and those additions lose more than FP32 FMAs do (the error of
+// the composed path grew with k, to 20-50x FP32 SGEMM's at k = 4096-16384 on the H100). Here
+// each stage's 32 terms are summed by wgmma into a fresh accumulator and then added into a second
+// set of FP32 registers with ordinary round-to-nearest adds; measured with the same promotion
+// interval emulated through cuBLAS, that kept the error at or below FP32 SGEMM's for k >= 64
+// (bench/results/h100-sgemm-tf32x3-*).
+//
+// Structure, as the HGEMM wgmma kernel (hgemm/wgmma_tma.cu): warpgroup 0 is the producer (one
+// thread issuing TMA copies into a 4-stage ring of full/empty mbarriers, its registers given away
+// with setmaxnreg), warpgroups 1 and 2 are consumers; a persistent grid walks the tiles in groups
+// of tile rows for L2 reuse. We compute D = C^T = B3^T A3, so wgmma's M is C's n (64 rows of B3
+// per consumer) and its N is C's m (192 rows of A3): each accumulator pair is two neighbouring rows
+// of column-major C (one 8-byte store). TF32 wgmma reads only K-major operands, which is how the
+// split writes them, for every transpose of the call.
+//
+// Requirements (tf32x3_wgmma_can_implement): an sm_90a build on a CC 9.0 device, A3 and B3
+// 16-byte aligned with ld3 a multiple of 4 (the split's scratch always is: tf32x3_ld). Any m, n, k, ldc and
+// C alignment; edge tiles are zero-filled by the copy engine and masked in the epilogue.
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/gemm_args.h"   // SmemLimitOnce
+#include "kernels/mbarrier.cuh"  // smem_u32, mbar_*, tma_load_2d
+#include "kernels/sgemm_tc.h"
+#include "kernels/sm90.cuh"  // sm90a_ready, make_tensor_map_2d
+
+namespace myblas {
+
+namespace {
+
+constexpr int kBJ = 128;  // columns of C (rows of D) per block tile: 2 consumer warpgroups x 64
+constexpr int kBI = 192;  // rows of C (columns of D) per block tile: the wgmma N
+constexpr int kBK = 32;   // k per stage: one 128-byte swizzle row of FP32
+constexpr int kStages = 4;
+constexpr int kThreads = 384;                     // producer + 2 consumer warpgroups
+constexpr int kAcc = kBI / 2;                     // accumulators per consumer thread: 64 x kBI / 128
+constexpr int kBytesB = kBJ * kBK * 4;            // 16 KiB: B3 tile (wgmma A operand)
+constexpr int kBytesA = kBI * kBK * 4;            // 24 KiB: A3 tile (wgmma B operand)
+constexpr int kStageBytes = kBytesB + kBytesA;    // 40 KiB per stage
+constexpr int kSmemBytes = kStages * kStageBytes + 1024 /* 1024-byte alignment */ + 2 * kStages * 8;
+constexpr int kGroupRows = 16;  // tile rows per L2 group of the persistent tile order
+static_assert(kBK * 4 == 128, "a stage's k extent must be one 128-byte swizzle row");
+static_assert(kBytesB % 1024 == 0 && kStageBytes % 1024 == 0, "tiles must keep the 1024-byte swizzle alignment");
+static_assert(kBI % 8 == 0 && kBI <= 256, "wgmma N must be a multiple of 8, at most 256");
+static_assert(kSmemBytes <= 227 * 1024, "shared memory over the H100's per-block limit");
+
+struct Params {
+  float* c;
+  int64_t ldc;
+  int m, n, k3;
+  float alpha, beta;
+  int tiles_i, tiles_j;
+  int vec2;  // C takes 8-byte stores of two neighbouring rows
+};
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// Shared-memory matrix descriptor of a K-major operand, 128-byte swizzle: rows of 128 bytes along
+// k, 8-row core groups `sbo` bytes apart (lbo unused for this layout).
+__device__ __forceinline__ uint64_t smem_desc(uint32_t addr, uint32_t lbo, uint32_t sbo) {
+  return uint64_t((addr & 0x3FFFF) >> 4) | (uint64_t((lbo & 0x3FFFF) >> 4) << 16) |
+         (uint64_t((sbo & 0x3FFFF) >> 4) << 32) | (uint64_t(1) << 62);
+}
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+// Keeps the compiler from touching accumulators while an asynchronous wgmma owns them.
+__device__ __forceinline__ void fence_acc(float (&d)[kAcc]) {
+#pragma unroll
+  for (int i = 0; i < kAcc; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+#include "kernels/sgemm_tc/wgmma_m64n192k8_tf32.inc"
+
+__device__ __forceinline__ void tile_coords(int t, const Params& p, int* tj, int* ti) {
+  const int per_group = kGroupRows * p.tiles_i;
+  const int first = (t / per_group) * kGroupRows;
+  const int rows = min(p.tiles_j - first, kGroupRows);
+  const int r = t % per_group;
+  *tj = first + r % rows;
+  *ti = r / rows;
+}
+
+// One thread's share of a consumer's 64 x kBI result, stored to C(i, j) = D(j, i). Fragment layout
+// of wgmma D (m64nN, f32): warp w of the warpgroup holds rows 16w..16w+15; lane l holds rows l/4
+// and l/4 + 8, columns 8c + 2(l%4) and +1 in d[4c + {0,1}] and d[4c + {2,3}]. With beta != 0 a
+// row's old values are all loaded before the first store (a store to C may alias a later load).
+__device__ __forceinline__ void store_tile(const Params& p, const float (&d)[kAcc], int j_base, int i_base) {
+  const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+  const bool read_c = p.beta != 0.f;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int j = j_base + 16 * warp + lane / 4 + 8 * h;
+    if (j >= p.n) continue;
+    float* cj = p.c + int64_t(j) * p.ldc;
+    const int i0 = i_base + 2 * (lane % 4);
+    float2 old[kBI / 8];  // (kBI / 8) pairs C(i, j), C(i + 1, j) for i = i0 + 8c
+    if (read_c) {
+#pragma unroll
+      for (int c = 0; c < kBI / 8; ++c) {
+        const int i = i0 + 8 * c;
+        old[c] = make_float2(0.f, 0.f);
+        if (p.vec2 && i + 1 < p.m) {
+          old[c] = *reinterpret_cast<const float2*>(cj + i);
+        } else if (i < p.m) {
+          old[c].x = cj[i];
+          if (i + 1 < p.m) old[c].y = cj[i + 1];
+        }
+      }
+    }
+#pragma unroll
+    for (int c = 0; c < kBI / 8; ++c) {
+      const int i = i0 + 8 * c;
+      if (i >= p.m) continue;
+      float v0 = p.alpha * d[4 * c + 2 * h], v1 = p.alpha * d[4 * c + 2 * h + 1];
+      if (read_c) {
+        v0 = fmaf(p.beta, old[c].x, v0);
+        v1 = fmaf(p.beta, old[c].y, v1);
+      }
+      if (p.vec2 && i + 1 < p.m) {
+        *reinterpret_cast<float2*>(cj + i) = make_float2(v0, v1);
+      } else {
+        cj[i] = v0;
+        if (i + 1 < p.m) cj[i + 1] = v1;
+      }
+    }
+  }
+}
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+
+__global__ void __launch_bounds__(kThreads, 1)
+    tf32x3_wgmma_kernel(const __grid_constant__ CUtensorMap tm_b, const __grid_constant__ CUtensorMap tm_a, Params p) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ unsigned char smem_raw[];
+  const uint32_t raw = smem_u32(smem_raw);
+  const uint32_t base = (raw + 1023u) & ~1023u;  // swizzled tiles need 1024-byte alignment
+  const uint32_t full0 = base + kStages * kStageBytes;  // full[s]: the stage's bytes have landed
+  const uint32_t empty0 = full0 + kStages * 8;          // empty[s]: both consumers are done with it
+  const int wg = threadIdx.x / 128;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(full0 + 8 * s, 1);
+      mbar_init(empty0 + 8 * s, 8);  // lane 0 of each of the 8 consumer warps
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+  const int tiles = p.tiles_i * p.tiles_j;
+  const int nk = (p.k3 + kBK - 1) / kBK;
+
+  if (wg == 0) {  // producer
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    if (threadIdx.x == 0) {
+      asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tm_b)) : "memory");
+      asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tm_a)) : "memory");
+      int s = 0;
+      unsigned phase = 0;
+      for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+        int tj, ti;
+        tile_coords(t, p, &tj, &ti);
+        for (int kb = 0; kb < nk; ++kb) {
+          mbar_wait(empty0 + 8 * s, phase ^ 1);
+          const uint32_t full = full0 + 8 * s;
+          const uint32_t sb = base + s * kStageBytes, sa = sb + kBytesB;
+          mbar_expect_tx(full, kStageBytes);
+          tma_load_2d(sb, &tm_b, full, kb * kBK, tj * kBJ);
+          tma_load_2d(sa, &tm_a, full, kb * kBK, ti * kBI);
+          if (++s == kStages) {
+            s = 0;
+            phase ^= 1;
+          }
+        }
+      }
+    }
+  } else {  // consumers: warpgroup 1 takes rows 0..63 of the tile, warpgroup 2 rows 64..127
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+    const int cw = wg - 1;
+    const bool arrive = threadIdx.x % 32 == 0;
+    float acc[kAcc];  // (64 x kBI) / 128 threads: this stage's sums, in the tensor cores' accumulators
+    float sum[kAcc];  // the same fragment: the tile's sums so far, added in FP32 round-to-nearest
+    int s = 0;
+    unsigned phase = 0;
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+      int tj, ti;
+      tile_coords(t, p, &tj, &ti);
+      // (Zeroing acc too, though each stage's first wgmma overwrites it, ends its life at the
+      // previous tile's last promotion, so the epilogue has its registers.)
+#pragma unroll
+      for (int i = 0; i < kAcc; ++i) sum[i] = acc[i] = 0.f;
+      for (int kb = 0; kb < nk; ++kb) {
+        mbar_wait(full0 + 8 * s, phase);
+        const uint32_t sb = base + s * kStageBytes + cw * 8192, sa = base + s * kStageBytes + kBytesB;
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < kBK / 8; ++kk)
+          wgmma_m64n192k8_tf32(acc, smem_desc(sb + kk * 32, 16, 1024), smem_desc(sa + kk * 32, 16, 1024), kk != 0);
+        wgmma_commit();
+        wgmma_wait0();
+        fence_acc(acc);
+        if (arrive) mbar_arrive(empty0 + 8 * s);
+        if (++s == kStages) {
+          s = 0;
+          phase ^= 1;
+        }
+#pragma unroll
+        for (int i = 0; i < kAcc; ++i) sum[i] += acc[i];  // the promotion
+      }
+      store_tile(p, sum, tj * kBJ + 64 * cw, ti * kBI);
+    }
+  }
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+}
+
+// A 2-D FP32 tensor map over a k-contiguous operand: k3 elements per line, `lines` lines ld3
+// apart, boxes of 32 x box_lines with the 128-byte swizzle; reads outside are zero-filled.
+bool make_map(CUtensorMap* map, const float* base, int k3, int lines, int64_t ld3, int box_lines) {
+  return make_tensor_map_2d(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, base, k3, lines, ld3, kBK, box_lines,
+                            CU_TENSOR_MAP_SWIZZLE_128B);
+}
+
+}  // namespace
+
+const char* tf32x3_wgmma_can_implement(int64_t ld3) {
+  if (ld3 % 4) return "TMA needs the split operands' leading dimension to be a multiple of 4";
+  if (!sm90a_ready()) return "needs a compute capability 9.0 device and a build with sm_90a code (wgmma, TMA)";
+  return nullptr;
+}
+
+cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float* a3, const float* b3, int64_t ld3,
+                                 float beta, float* c, int64_t ldc, cudaStream_t s) {
+  int sms = 0;
+  if (!sm90a_ready(&sms)) return cudaErrorInvalidDeviceFunction;
+  if (reinterpret_cast<uintptr_t>(a3) % 16 || reinterpret_cast<uintptr_t>(b3) % 16 || ld3 % 4)
+    return cudaErrorInvalidValue;  // (TMA's alignment rules)
+  CUtensorMap tb, ta;
+  if (!make_map(&tb, b3, k3, n, ld3, kBJ) || !make_map(&ta, a3, k3, m, ld3, kBI)) return cudaErrorInvalidValue;
+  Params p;
+  p.c = c;
+  p.ldc = ldc;
+  p.m = m;
+  p.n = n;
+  p.k3 = k3;
+  p.alpha = alpha;
+  p.beta = beta;
+  p.tiles_i = (m + kBI - 1) / kBI;
+  p.tiles_j = (n + kBJ - 1) / kBJ;
+  p.vec2 = reinterpret_cast<uintptr_t>(c) % 8 == 0 && ldc % 2 == 0;
+  const int64_t tiles = int64_t(p.tiles_i) * p.tiles_j;
+  if (tiles > INT32_MAX) return cudaErrorInvalidValue;
+  const int grid = int(tiles < sms ? tiles : sms);
+  static SmemLimitOnce limit;
+  const cudaError_t e = limit.set(reinterpret_cast<const void*>(tf32x3_wgmma_kernel), kSmemBytes);
+  if (e != cudaSuccess) return e;
+  tf32x3_wgmma_kernel<<<grid, kThreads, kSmemBytes, s>>>(tb, ta, p);
+  return cudaGetLastError();
+}
+
+}  // namespace myblas

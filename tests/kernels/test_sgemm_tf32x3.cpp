@@ -1,0 +1,341 @@
+// The SGEMM precision mode (3xTF32 on the tensor cores, MYBLAS_SGEMM_PRECISION): the split kernel
+// called directly, the refusal rules (no GPU needed), and the mode through cblas_sgemm on device
+// pointers and host arrays against OpenBLAS and an FP64 reference.
+//
+// The bound proved for the scheme (docs/sgemm-precision.md). With u = 2^-24, every FP32 x splits
+// as x = big + small + d, big = rn_tf32(x), small = rn_tf32(x - big): |x - big| <= 2^-11 |x| (TF32
+// keeps 11 significant bits), x - big is exact in FP32, and |d| <= 2^-11 |x - big| <= 2^-22 |x|.
+// The three products omit small(a) small(b) + d_a b + (big(a) + small(a)) d_b, at most
+// 3 * 2^-22 (1 + 2^-10) |a||b| = 12.01 u |a||b| per term; the 3k exact TF32 products are summed in
+// FP32, 32 at a time by the tensor cores and then by FP32 adds (the promotion); taking every
+// addition's error below 2u (the tensor cores may truncate), sum_l error <= (12.01 + 2 * 3k) u
+// sum_l |a_il||b_lj|, plus two
+// roundings of alpha * sum + beta * c. As a multiple of FLT_EPSILON (2u):
+//   |C - C_exact| <= (6.01 + 3k + 2) eps (|alpha| |A||B| + |beta||C0|).
+// Against OpenBLAS, whose own error is below (k + 2) eps/2 of the same scale, the tests allow the sum.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cfloat>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/data.h"
+#include "common/reference.h"
+#include "kernels/sgemm_tc.h"
+#include "myblas.h"
+
+#include "kernel_test_util.h"
+
+namespace {
+
+using kernel_test::DevBuf;
+#define REQUIRE_GPU() KERNEL_TEST_REQUIRE_GPU("SGEMM precision-mode tests")
+
+double proven_eps_factor(int k) { return 6.01 + 3.0 * k + 2.0; }
+
+// ---- the refusal rules (host code: runs in CI without a GPU) ----
+myblas::Tf32x3Stats stats_of(float max_a, float min_a, float max_b, float min_b) {
+  auto bits = [](float v) {
+    uint32_t u;
+    std::memcpy(&u, &v, 4);
+    return u & 0x7fffffffu;
+  };
+  myblas::Tf32x3Stats s;
+  s.max_abs_bits[0] = bits(max_a);
+  s.max_abs_bits[1] = bits(max_b);
+  s.not_min_abs_bits[0] = min_a == 0 ? 0 : ~bits(min_a);
+  s.not_min_abs_bits[1] = min_b == 0 ? 0 : ~bits(min_b);
+  return s;
+}
+
+TEST(Tf32x3Refuse, OrdinaryDataIsTaken) {
+  EXPECT_EQ(myblas::tf32x3_refuse(stats_of(1.f, 1e-7f, 1.f, 1e-7f), 16384), nullptr);
+  EXPECT_EQ(myblas::tf32x3_refuse(stats_of(1e6f, 1e-13f, 1e6f, 1e-13f), 4096), nullptr);  // 2^-20..2^20 spreads
+  EXPECT_EQ(myblas::tf32x3_refuse(stats_of(0.f, 0.f, 1.f, 0.5f), 10), nullptr);           // A all zero
+}
+
+TEST(Tf32x3Refuse, SpecialValuesAreRefused) {
+  EXPECT_NE(myblas::tf32x3_refuse(stats_of(INFINITY, 1.f, 1.f, 1.f), 8), nullptr);
+  EXPECT_NE(myblas::tf32x3_refuse(stats_of(1.f, 1.f, NAN, 1.f), 8), nullptr);
+  EXPECT_NE(myblas::tf32x3_refuse(stats_of(3e38f, 1.f, 1e-30f, 1e-30f), 8), nullptr);  // rn_tf32 may overflow
+  EXPECT_NE(myblas::tf32x3_refuse(stats_of(1.f, 1e-35f, 1.f, 1.f), 8), nullptr);        // subnormal remainder
+  EXPECT_NE(myblas::tf32x3_refuse(stats_of(1.f, 1e-20f, 1.f, 1e-20f), 8), nullptr);     // subnormal correction
+  EXPECT_NE(myblas::tf32x3_refuse(stats_of(1e19f, 1.f, 1e19f, 1.f), 8), nullptr);       // 1e38 * 3k: overflow
+  EXPECT_EQ(myblas::tf32x3_refuse(stats_of(1e17f, 1.f, 1e17f, 1.f), 8), nullptr);       // 1e34 * 24: fine
+}
+
+// ---- the split kernel ----
+TEST(Tf32x3Split, PartsAreTf32AndSumToTheValue) {
+  REQUIRE_GPU();
+  const uint64_t seed = mbtest::test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (bool k_in_cols : {true, false}) {
+    const int rows = 37, cols = 45, ld = 41;
+    std::vector<float> src(size_t(ld) * cols, mbtest::kGuard);
+    float max_abs = 0, min_abs = INFINITY;
+    for (int j = 0; j < cols; ++j)
+      for (int i = 0; i < rows; ++i) {
+        const float v = std::ldexp(mbtest::uniform(rng), int(rng() % 61) - 30);
+        src[size_t(i) + size_t(j) * ld] = v;
+        max_abs = std::max(max_abs, std::fabs(v));
+        min_abs = std::min(min_abs, std::fabs(v));
+      }
+    const int k = k_in_cols ? cols : rows, mn = k_in_cols ? rows : cols;
+    const int64_t ldd = myblas::tf32x3_ld(k);
+    const size_t out = size_t(ldd) * mn;
+    std::vector<float> zeros(out + 64, 0.f), got(out + 64);
+    DevBuf dsrc(src, 0), ddst(zeros, 0);
+    myblas::Tf32x3Operand a;
+    a.src = dsrc.ptr;
+    a.ld = ld;
+    a.rows = rows;
+    a.cols = cols;
+    a.k_in_cols = k_in_cols;
+    a.small_part = k_in_cols ? 1 : 2;
+    a.dst = ddst.ptr + 64;
+    a.ldd = ldd;
+    myblas::Tf32x3Operand b = a;  // an empty second operand
+    b.rows = 0;
+    b.cols = 0;
+    myblas::Tf32x3Stats* dstats = reinterpret_cast<myblas::Tf32x3Stats*>(ddst.ptr);
+    ASSERT_EQ(cudaMemset(dstats, 0, sizeof *dstats), cudaSuccess);
+    ASSERT_EQ(myblas::tf32x3_split(a, b, dstats, nullptr), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    ddst.download(&got);
+    myblas::Tf32x3Stats st;
+    std::memcpy(&st, got.data(), sizeof st);
+    uint32_t want_max, want_min;
+    std::memcpy(&want_max, &max_abs, 4);
+    std::memcpy(&want_min, &min_abs, 4);
+    EXPECT_EQ(st.max_abs_bits[0], want_max);
+    EXPECT_EQ(~st.not_min_abs_bits[0], want_min);
+    EXPECT_EQ(st.max_abs_bits[1], 0u);
+    const float* d = got.data() + 64;
+    for (int j = 0; j < cols; ++j)
+      for (int i = 0; i < rows; ++i) {
+        const float x = src[size_t(i) + size_t(j) * ld];
+        float part[3];
+        const int kk = k_in_cols ? j : i, at = k_in_cols ? i : j;
+        for (int t = 0; t < 3; ++t) part[t] = d[size_t(t) * k + size_t(kk) + size_t(at) * size_t(ldd)];
+        const float big = part[a.small_part == 0 ? 1 : 0], small = part[a.small_part];
+        for (int t = 0; t < 3; ++t)
+          if (t != a.small_part) ASSERT_EQ(part[t], big) << "big parts differ at " << i << "," << j;
+        uint32_t ub, us;
+        std::memcpy(&ub, &big, 4);
+        std::memcpy(&us, &small, 4);
+        ASSERT_EQ(ub & 0x1fffu, 0u) << "big part not TF32 at " << i << "," << j;
+        ASSERT_EQ(us & 0x1fffu, 0u) << "small part not TF32 at " << i << "," << j;
+        ASSERT_LE(std::fabs(double(x) - big), std::ldexp(std::fabs(double(x)), -11)) << "big not nearest";
+        ASSERT_LE(std::fabs(double(x) - big - small), std::ldexp(std::fabs(double(x)), -22)) << "x != big + small";
+      }
+  }
+}
+
+// ---- the mode through cblas_sgemm ----
+struct ModeScope {  // sets the precision mode for one test, restores fp32 after
+  explicit ModeScope(int mode) { EXPECT_EQ(myblas_set_sgemm_precision(mode), 0); }
+  ~ModeScope() { myblas_set_sgemm_precision(MYBLAS_SGEMM_FP32); }
+};
+
+void call(char ta, char tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
+          float beta, float* c, int ldc) {
+  cblas_sgemm(CblasColMajor, ta == 'N' ? CblasNoTrans : CblasTrans, tb == 'N' ? CblasNoTrans : CblasTrans, m, n, k,
+              alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+struct Case {
+  char ta, tb;
+  int m, n, k, pad;
+  float alpha, beta;
+};
+
+// One case on device pointers (host arrays when `host`): the mode forced on every shape against
+// OpenBLAS within the proven bound plus OpenBLAS's own; guards intact; the FP32 path (mode off)
+// differs somewhere for k >= 64 (the mode ran).
+void run_mode_case(const Case& c, bool host) {
+  const uint64_t seed = mbtest::test_seed();
+  std::string what = std::string(1, c.ta) + c.tb + " " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
+                     std::to_string(c.k) + " pad " + std::to_string(c.pad) + " alpha " + std::to_string(c.alpha) +
+                     " beta " + std::to_string(c.beta) + (host ? " host" : " device") + " seed " +
+                     std::to_string(seed);
+  SCOPED_TRACE(what);
+  std::mt19937_64 rng(seed ^ (uint64_t(c.m) * 7919u + uint64_t(c.n) * 31u + uint64_t(c.k) * 3u + c.ta + 5u * c.tb));
+  const int ar = c.ta == 'N' ? c.m : c.k, ac = c.ta == 'N' ? c.k : c.m;
+  const int br = c.tb == 'N' ? c.k : c.n, bc = c.tb == 'N' ? c.n : c.k;
+  const int lda = ar + c.pad, ldb = br + c.pad, ldc = c.m + c.pad;
+  mbtest::Matrix a(ar, ac, lda, rng), b(br, bc, ldb, rng), cm(c.m, c.n, ldc, rng);
+  const mbtest::Matrix c0 = cm;
+  if (c.beta == 0.f) cm.fill_nan();
+  mbtest::Matrix want = c0;
+  mbtest::ref_sgemm(c.ta, c.tb, c.m, c.n, c.k, c.alpha, a.data(), lda, b.data(), ldb, c.beta, want.data(), ldc);
+
+  auto run = [&](int mode) {
+    ModeScope scope(mode);
+    mbtest::Matrix got = cm;
+    if (host) {
+      call(c.ta, c.tb, c.m, c.n, c.k, c.alpha, a.data(), lda, b.data(), ldb, c.beta, got.data(), ldc);
+    } else {
+      DevBuf da(a.buf, 0), db(b.buf, 0), dc(cm.buf, 0);
+      call(c.ta, c.tb, c.m, c.n, c.k, c.alpha, da.ptr + mbtest::Matrix::kPad, lda, db.ptr + mbtest::Matrix::kPad, ldb,
+           c.beta, dc.ptr + mbtest::Matrix::kPad, ldc);
+      EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      dc.download(&got.buf);
+    }
+    if (mode != MYBLAS_SGEMM_FP32) EXPECT_STREQ(myblas_last_path(), "cublas");  // (the mode's path)
+    return got;
+  };
+  const mbtest::Matrix got = run(MYBLAS_SGEMM_TF32X3_ALL);
+  const std::vector<double> scale = mbtest::gemm_scale(c.ta, c.tb, c.m, c.n, c.k, c.alpha, a.data(), lda, b.data(),
+                                                       ldb, c.beta, c0.data(), ldc);
+  const double factor = (proven_eps_factor(c.k) + (c.k + 2) * 0.5) * FLT_EPSILON;
+  const mbtest::Worst w = mbtest::compare(got.data(), ldc, want.data(), ldc, scale, c.m, c.n, factor);
+  EXPECT_LE(w.ratio, 1.0) << "worst C(" << w.i << "," << w.j << ") got " << w.got << " want " << w.want
+                          << " (error/bound " << w.ratio << ")";
+  EXPECT_EQ(got.damaged_guards(), 0) << "C's guards or padding were written";
+  if (c.k >= 64 && c.alpha != 0.f) {
+    const mbtest::Matrix fp32 = run(MYBLAS_SGEMM_FP32);
+    EXPECT_NE(std::memcmp(got.buf.data(), fp32.buf.data(), got.buf.size() * 4), 0)
+        << "the mode gave the FP32 path's result bitwise: did it run?";
+  }
+}
+
+TEST(SgemmTf32x3Mode, DevicePointersEveryTransposeAndOddSize) {
+  REQUIRE_GPU();
+  if (!myblas_gpu_available()) GTEST_SKIP() << "libmyblas finds no usable GPU";
+  // (300 x 257: edge tiles of the 192 x 128 wgmma tiles on both sides; 1500 x 2200: 144 tiles, more
+  // than the 132 blocks of the H100's persistent grid, so blocks walk several tiles.)
+  const int sizes[][3] = {{1, 1, 1}, {3, 17, 5}, {17, 3, 127}, {127, 129, 65}, {300, 257, 1031}, {1500, 2200, 70}};
+  const float ab[][2] = {{1.f, 0.f}, {-1.f, 1.f}, {0.5f, -1.f}, {1.f, 0.5f}};
+  int i = 0;
+  for (const char* t : {"NN", "NT", "TN", "TT"})
+    for (const auto& s : sizes) {
+      const auto& sc = ab[i++ % 4];
+      run_mode_case({t[0], t[1], s[0], s[1], s[2], (i % 3) * 5, sc[0], sc[1]}, false);
+    }
+}
+
+// Host arrays go through the pipeline only when the backend sends them to the GPU: this test
+// runs under MYBLAS_BACKEND=cublas (its own ctest entry) and skips otherwise.
+TEST(SgemmTf32x3Mode, HostArraysThroughThePipeline) {
+  REQUIRE_GPU();
+  const char* be = std::getenv("MYBLAS_BACKEND");
+  if (!be || std::string(be) != "cublas") GTEST_SKIP() << "needs MYBLAS_BACKEND=cublas (host arrays to the GPU)";
+  if (!myblas_gpu_available()) GTEST_SKIP() << "libmyblas finds no usable GPU";
+  run_mode_case({'N', 'N', 129, 300, 257, 3, 1.f, 0.f}, true);
+  run_mode_case({'T', 'N', 250, 77, 1030, 0, -1.f, 0.5f}, true);
+  run_mode_case({'N', 'T', 64, 513, 96, 5, 0.5f, 1.f}, true);
+  run_mode_case({'T', 'T', 1100, 1030, 1200, 1, 1.f, -1.f}, true);
+}
+
+// Values the split cannot represent exactly: the call must give the FP32 path's result bitwise.
+TEST(SgemmTf32x3Mode, SpecialValuesGiveTheFp32ResultBitwise) {
+  REQUIRE_GPU();
+  if (!myblas_gpu_available()) GTEST_SKIP() << "libmyblas finds no usable GPU";
+  const uint64_t seed = mbtest::test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  // A shape whose FP32 path in auto mode is cuBLAS (an exact row of the measured table), as the
+  // mode's fallback is.
+  const int m = 127, n = 129, k = 1031;
+  struct Special {
+    const char* name;
+    float va, vb;
+  } specials[] = {{"Inf in A", INFINITY, 0}, {"-Inf in B", 0, -INFINITY}, {"NaN in A", NAN, 0},
+                  {"1e-35 in A", 1e-35f, 0}, {"1e-21 in A and B", 1e-21f, 1e-21f}, {"1e30 in A and B", 1e30f, 1e30f},
+                  {"3.4e38 in B", 0, 3.4e38f}};
+  for (const Special& sp : specials) {
+    SCOPED_TRACE(sp.name);
+    mbtest::Matrix a(m, k, m, rng), b(k, n, k, rng), c(m, n, m, rng);
+    if (sp.va != 0) a.at(3, 11) = sp.va;
+    if (sp.vb != 0) b.at(11, 5) = sp.vb;
+    DevBuf da(a.buf, 0), db(b.buf, 0);
+    std::vector<float> out[2];
+    for (int mode : {MYBLAS_SGEMM_FP32, MYBLAS_SGEMM_TF32X3_ALL}) {
+      ModeScope scope(mode);
+      DevBuf dc(c.buf, 0);
+      call('N', 'N', m, n, k, 1.f, da.ptr + mbtest::Matrix::kPad, m, db.ptr + mbtest::Matrix::kPad, k, 0.5f,
+           dc.ptr + mbtest::Matrix::kPad, m);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      out[mode == MYBLAS_SGEMM_FP32 ? 0 : 1].resize(c.buf.size());
+      dc.download(&out[mode == MYBLAS_SGEMM_FP32 ? 0 : 1]);
+    }
+    EXPECT_EQ(std::memcmp(out[0].data(), out[1].data(), out[0].size() * 4), 0) << "differs from the FP32 path";
+  }
+}
+
+// The accuracy contract, against an FP64 reference on three kinds of data, per element
+// e = |C - C_fp64| / (|A||B|): the median at most twice the FP32 path's on the same data, and the
+// largest within the proven bound. The largest error is also held to kMaxFactor times the FP32
+// path's: on a sample this small (30k elements) the largest error of either moves by a factor of
+// 2-3 between seeds and with the FP32 path's own algorithm (cuBLAS picks split-K for some shapes),
+// so the contract's 2x on the largest error is measured by bench_sgemm_tf32x3 over 10^6-10^7
+// elements instead (bench/results/h100-sgemm-tf32x3-*).
+constexpr double kMaxFactor = 6.0;
+
+TEST(SgemmTf32x3Mode, AccuracyMedianWithinTwiceFp32AndTheProvenBound) {
+  REQUIRE_GPU();
+  if (!myblas_gpu_available()) GTEST_SKIP() << "libmyblas finds no usable GPU";
+  const uint64_t seed = mbtest::test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const int m = 192, n = 160, k = 2048;
+  for (int kind = 0; kind < 3; ++kind) {
+    SCOPED_TRACE(kind == 0 ? "uniform [-1, 1]" : kind == 1 ? "exponents spread 2^-20..2^20" : "heavy cancellation");
+    std::vector<float> a(size_t(m) * k), b(size_t(k) * n);
+    std::vector<int> ra(m), ca(k), rb(k), cb(n);
+    for (auto* v : {&ra, &ca, &rb, &cb})
+      for (int& e : *v) e = kind == 1 ? int(rng() % 21) - 10 : 0;
+    for (int l = 0; l < k; ++l) {
+      const bool second = kind == 2 && l >= k / 2;
+      for (int i = 0; i < m; ++i)
+        a[i + size_t(l) * m] = second ? a[i + size_t(l - k / 2) * m] * (1.f + std::ldexp(mbtest::uniform(rng), -10))
+                                      : std::ldexp(mbtest::uniform(rng), ra[i] + ca[l]);
+      for (int j = 0; j < n; ++j)
+        b[l + size_t(j) * k] = second ? -b[l - k / 2 + size_t(j) * k] * (1.f + std::ldexp(mbtest::uniform(rng), -10))
+                                      : std::ldexp(mbtest::uniform(rng), rb[l] + cb[j]);
+    }
+    std::vector<double> ref(size_t(m) * n, 0), scale(size_t(m) * n, 0);
+    for (int j = 0; j < n; ++j)
+      for (int l = 0; l < k; ++l) {
+        const double blj = b[l + size_t(j) * k];
+        for (int i = 0; i < m; ++i) {
+          ref[i + size_t(j) * m] += double(a[i + size_t(l) * m]) * blj;
+          scale[i + size_t(j) * m] += std::fabs(double(a[i + size_t(l) * m]) * blj);
+        }
+      }
+    std::vector<float> cnan(size_t(m) * n, NAN);
+    DevBuf da(a, 0), db(b, 0);
+    double max_e[2], med_e[2];
+    for (int mode : {MYBLAS_SGEMM_FP32, MYBLAS_SGEMM_TF32X3_ALL}) {
+      ModeScope scope(mode);
+      DevBuf dc(cnan, 0);
+      call('N', 'N', m, n, k, 1.f, da.ptr, m, db.ptr, k, 0.f, dc.ptr, m);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      std::vector<float> got(cnan.size());
+      dc.download(&got);
+      std::vector<double> e(got.size());
+      for (size_t t = 0; t < got.size(); ++t) e[t] = std::fabs(double(got[t]) - ref[t]) / scale[t];
+      const int w = mode == MYBLAS_SGEMM_FP32 ? 0 : 1;
+      max_e[w] = *std::max_element(e.begin(), e.end());  // (NaN compares false: checked below)
+      for (double v : e) ASSERT_FALSE(std::isnan(v)) << "NaN in the result";
+      std::nth_element(e.begin(), e.begin() + e.size() / 2, e.end());
+      med_e[w] = e[e.size() / 2];
+    }
+    std::printf("  %-28s max %.3e (FP32 %.3e, %.2fx), median %.3e (FP32 %.3e, %.2fx)\n",
+                kind == 0 ? "uniform" : kind == 1 ? "spread" : "cancel", max_e[1], max_e[0], max_e[1] / max_e[0],
+                med_e[1], med_e[0], med_e[1] / med_e[0]);
+    EXPECT_LE(med_e[1], 2 * med_e[0]) << "median error " << med_e[1] << " against FP32's " << med_e[0];
+    EXPECT_LE(max_e[1], kMaxFactor * max_e[0]) << "largest error " << max_e[1] << " against FP32's " << max_e[0];
+    EXPECT_LE(max_e[1], proven_eps_factor(k) * FLT_EPSILON) << "over the proven bound";
+  }
+}
+
+}  // namespace
