@@ -8,6 +8,7 @@
  * Output CSV: routine,path,m,n,k,time_ms,gflops   (gflops in real flops: 4x for complex)
  * usage: bench_host_l3 LABEL [--openblas] [--routines dgemm,dsyrk,...] [--sizes 64,128,...]
  *                            [--max-cpu-ms MS]   (skip a size once a call took longer)
+ *                            [--beta0]   (beta 0: C is written, never read)
  *        bench_host_l3 LABEL --check [--routines ...] [--sizes ...]: no timing; one call through
  *        the preloaded library and one through OpenBLAS (dlopened) on the same inputs, and the
  *        line "check,routine,n,max_rel_diff" (max |ours - OpenBLAS| / max |OpenBLAS|).
@@ -107,9 +108,10 @@ int main(int argc, char **argv) {
   char routines[1024] = "dgemm,dsyrk,dtrsm,zgemm";
   char sizes[256] = "64,128,256,512,1024,2048,4096,8192";
   double max_ms = 1e30;
-  int check = 0;
+  int check = 0, beta0 = 0;
   for (int i = 2; i < argc; ++i) {
     if (!strcmp(argv[i], "--check")) check = 1;
+    else if (!strcmp(argv[i], "--beta0")) beta0 = 1;
     if (!strcmp(argv[i], "--openblas")) {
       g_lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
       if (!g_lib) {
@@ -124,9 +126,11 @@ int main(int argc, char **argv) {
       max_ms = atof(argv[++i]);
     }
   }
-  const double al_d[2] = {1.0, 0.25}, be_d[2] = {0.5, -0.25}, ral_d[2] = {1.0, 0}, rbe_d[2] = {0.5, 0};
-  const float al_f[2] = {1.f, 0.25f}, be_f[2] = {0.5f, -0.25f}, ral_f[2] = {1.f, 0}, rbe_f[2] = {0.5f, 0};
-  for (char *r = strtok(routines, ","); r; r = strtok(NULL, ",")) {
+  const double bb = beta0 ? 0.0 : 0.5, bi = beta0 ? 0.0 : -0.25;
+  const double al_d[2] = {1.0, 0.25}, be_d[2] = {bb, bi}, ral_d[2] = {1.0, 0}, rbe_d[2] = {bb, 0};
+  const float al_f[2] = {1.f, 0.25f}, be_f[2] = {(float)bb, (float)bi}, ral_f[2] = {1.f, 0}, rbe_f[2] = {(float)bb, 0};
+  char *rsave = NULL;
+  for (char *r = strtok_r(routines, ",", &rsave); r; r = strtok_r(NULL, ",", &rsave)) {
     const char t = r[0];
     const int dbl = t == 'd' || t == 'z';
     const int tri = !strcmp(r + 1, "trmm") || !strcmp(r + 1, "trsm");

@@ -7,6 +7,9 @@
 // usage: bench_level3_device [--n N] [--reps R] [--only dgemm,zherk,...]
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <execinfo.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <complex>
@@ -162,9 +165,22 @@ double max_rel_diff(const void* x, const void* y, char t, size_t count) {
   return den > 0 ? num / den : num;
 }
 
+// A crash prints where it happened (the benchmark runs on a machine without a debugger).
+void on_crash(int sig) {
+  void* frames[64];
+  const int n = backtrace(frames, 64);
+  const char msg[] = "bench_level3_device: crashed; backtrace:\n";
+  (void)!write(2, msg, sizeof msg - 1);
+  backtrace_symbols_fd(frames, n, 2);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  signal(SIGSEGV, on_crash);
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   int n = 4096, reps = 7;
   std::vector<std::string> only;
   for (int i = 1; i < argc; ++i) {
@@ -188,6 +204,7 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&c0, bytes));
   for (const Routine& r : kRoutines) {
     if (!only.empty() && std::find(only.begin(), only.end(), r.name) == only.end()) continue;
+    std::fprintf(stderr, "bench_level3_device: %s\n", r.name);
     const std::string f = r.family;
     const size_t mbytes = size_t(n) * n * elem_size(r.type);
     const bool tri = f == "trmm" || f == "trsm";

@@ -4,7 +4,8 @@
 # SkylakeX kernels myblas settles on there) and NVBLAS over the same OpenBLAS, one after the other
 # on the same machine (run on the GPU machine through .gpu/run.sh).
 #   bench/run_host_l3_bench.sh BUILD_DIR OUT.csv
-# Headline: the GPU path (what the measured host table chooses at these sizes), NVBLAS, OpenBLAS.
+# Headline: the GPU path (what the measured host table chooses at these sizes), NVBLAS, OpenBLAS
+# (HEADLINE_PATHS); BETA0=1 adds the calls with beta 0 (paths labelled ...--beta0).
 # HEADLINE=0 skips the four large calls (DGEMM, DSYRK, DTRSM 8192, ZGEMM 4096); SWEEP=0 skips the
 # sweep of every routine over SIZES (default 128..2048) that the measured host table is made from.
 set -euo pipefail
@@ -23,17 +24,17 @@ all="$all,ssyr2k,dsyr2k,csyr2k,zsyr2k,cher2k,zher2k,strmm,dtrmm,ctrmm,ztrmm,strs
   echo "routine,path,m,n,k,time_ms,gflops"
 } > "$out"
 lib=$build/src/libmyblas.so.0
-run() {  # PATH-LABEL ROUTINES SIZES
-  local p=$1 r=$2 s=$3
+run() {  # PATH-LABEL ROUTINES SIZES [--beta0]
+  local p=$1 r=$2 s=$3 x=${4:-}
   case $p in
-    myblas) LD_PRELOAD=$lib "$bench" myblas --routines "$r" --sizes "$s" ;;
-    best_gpu) MYBLAS_BACKEND=cublas LD_PRELOAD=$lib "$bench" best_gpu --routines "$r" --sizes "$s" ;;
-    cpu) MYBLAS_BACKEND=cpu LD_PRELOAD=$lib "$bench" cpu --routines "$r" --sizes "$s" ;;
-    openblas_tuned) OPENBLAS_CORETYPE=SkylakeX "$bench" openblas_tuned --openblas --routines "$r" --sizes "$s" ;;
+    myblas) LD_PRELOAD=$lib "$bench" myblas --routines "$r" --sizes "$s" $x ;;
+    best_gpu) MYBLAS_BACKEND=cublas LD_PRELOAD=$lib "$bench" best_gpu$x --routines "$r" --sizes "$s" $x ;;
+    cpu) MYBLAS_BACKEND=cpu LD_PRELOAD=$lib "$bench" cpu --routines "$r" --sizes "$s" $x ;;
+    openblas_tuned) OPENBLAS_CORETYPE=SkylakeX "$bench" openblas_tuned$x --openblas --routines "$r" --sizes "$s" $x ;;
     nvblas) [ -n "$nvblas" ] || return 0
       conf=$(mktemp)
       printf 'NVBLAS_CPU_BLAS_LIB %s\nNVBLAS_GPU_LIST ALL\nNVBLAS_LOGFILE /dev/null\n' "$openblas" > "$conf"
-      OPENBLAS_CORETYPE=SkylakeX NVBLAS_CONFIG_FILE=$conf LD_PRELOAD=$nvblas "$bench" nvblas --routines "$r" --sizes "$s" ;;
+      OPENBLAS_CORETYPE=SkylakeX NVBLAS_CONFIG_FILE=$conf LD_PRELOAD=$nvblas "$bench" nvblas$x --routines "$r" --sizes "$s" $x ;;
   esac | tee -a "$out"
 }
 # CHECK=1 (default): every routine at order 1000 (several panels) on the GPU path against OpenBLAS
@@ -42,9 +43,10 @@ if [ "${CHECK:-1}" = 1 ]; then
   MYBLAS_BACKEND=cublas LD_PRELOAD=$lib "$bench" check --check --routines "$all" --sizes 1000,333
 fi
 if [ "${HEADLINE:-1}" = 1 ]; then
-  for p in best_gpu nvblas openblas_tuned; do
+  for p in ${HEADLINE_PATHS:-best_gpu nvblas openblas_tuned}; do
     run $p dgemm,dsyrk,dtrsm 8192
     run $p zgemm 4096
+    [ "${BETA0:-0}" = 1 ] && run $p dgemm,dsyrk 8192 --beta0 && run $p zgemm 4096 --beta0
   done
 fi
 if [ "${SWEEP:-1}" = 1 ]; then

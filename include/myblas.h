@@ -72,6 +72,28 @@ void hgemm(const char *transa, const char *transb, const int *m, const int *n,
            const uint16_t *b, const int *ldb, const uint16_t *beta, uint16_t *c,
            const int *ldc);
 
+/* ILP64 names of SGEMM and SGEMV (64-bit integers), beside those of the routines below. */
+void sgemm_64_(const char *transa, const char *transb, const int64_t *m, const int64_t *n, const int64_t *k,
+    const float *alpha, const float *a, const int64_t *lda, const float *b, const int64_t *ldb,
+    const float *beta, float *c, const int64_t *ldc);
+void sgemm_64(const char *transa, const char *transb, const int64_t *m, const int64_t *n, const int64_t *k,
+    const float *alpha, const float *a, const int64_t *lda, const float *b, const int64_t *ldb,
+    const float *beta, float *c, const int64_t *ldc);
+void sgemv_64_(const char *trans, const int64_t *m, const int64_t *n, const float *alpha, const float *a,
+    const int64_t *lda, const float *x, const int64_t *incx, const float *beta, float *y, const int64_t *incy);
+void sgemv_64(const char *trans, const int64_t *m, const int64_t *n, const float *alpha, const float *a,
+    const int64_t *lda, const float *x, const int64_t *incx, const float *beta, float *y, const int64_t *incy);
+void cblas_sgemm_64(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE transb, int64_t m, int64_t n,
+    int64_t k, float alpha, const float *a, int64_t lda, const float *b, int64_t ldb, float beta, float *c,
+    int64_t ldc);
+void cblas_sgemm64_(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE transb, int64_t m, int64_t n,
+    int64_t k, float alpha, const float *a, int64_t lda, const float *b, int64_t ldb, float beta, float *c,
+    int64_t ldc);
+void cblas_sgemv_64(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int64_t m, int64_t n, float alpha,
+    const float *a, int64_t lda, const float *x, int64_t incx, float beta, float *y, int64_t incy);
+void cblas_sgemv64_(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int64_t m, int64_t n, float alpha,
+    const float *a, int64_t lda, const float *x, int64_t incx, float beta, float *y, int64_t incy);
+
 /* ---- Level 3 and GEMV in four precisions -------------------------------------
  * Reference (netlib) semantics for every routine: DGEMM, CGEMM, ZGEMM, DGEMV, CGEMV, ZGEMV and
  * xSYMM, xSYRK, xSYR2K, xTRMM, xTRSM (x = S, D, C, Z), CHEMM, ZHEMM, CHERK, ZHERK, CHER2K, ZHER2K.

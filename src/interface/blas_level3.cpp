@@ -5,6 +5,8 @@
 // routines' order and parameter numbers; CBLAS row-major calls become their column-major
 // equivalents as the reference CBLAS builds them.
 #include <cctype>
+#include <climits>
+#include <type_traits>
 #include <cstdint>
 #include <vector>
 
@@ -88,6 +90,11 @@ int tri_check(char side, char uplo, char t, char diag, I m, I n, I lda, I ldb) {
   return 0;
 }
 
+template <class... I>
+bool fits_int(I... v) {
+  return ((int64_t(v) >= INT32_MIN && int64_t(v) <= INT32_MAX) && ...);
+}
+
 // The reference routine's name for XERBLA: "DGEMM ", "ZHER2K".
 std::string xerbla_name(Family f, Dtype t) {
   std::string s(1, char(std::toupper("sdcz"[int(t)])));
@@ -145,6 +152,14 @@ void f_gemm(const char* ta, const char* tb, const I* m, const I* n, const I* k, 
             const I* lda, const void* b, const I* ldb, const void* beta, void* c, const I* ldc) {
   const char cta = up(ta), ctb = up(tb);
   if (fail_f<T>(Family::gemm, gemm_check(cta, ctb, *m, *n, *k, *lda, *ldb, *ldc))) return;
+  if constexpr (std::is_same_v<T, float>) {  // sgemm_64_ etc.: SGEMM's own path where the sizes allow
+    if (fits_int(*m, *n, *k, *lda, *ldb, *ldc)) {
+      gemm_call(Routine::sgemm, cta == 'N' ? Op::N : Op::T, ctb == 'N' ? Op::N : Op::T, int(*m), int(*n), int(*k),
+                *static_cast<const float*>(alpha), a, int(*lda), b, int(*ldb), *static_cast<const float*>(beta), c,
+                int(*ldc));
+      return;
+    }
+  }
   BlasProblem p;
   p.family = Family::gemm;
   p.ta = kComplex<T> || cta == 'N' ? cta : 'T';
@@ -161,6 +176,14 @@ void f_gemv(const char* t, const I* m, const I* n, const void* alpha, const void
             const I* incx, const void* beta, void* y, const I* incy) {
   const char ct = up(t);
   if (fail_f<T>(Family::gemv, gemv_check(ct, *m, *n, *lda, *incx, *incy))) return;
+  if constexpr (std::is_same_v<T, float>) {  // sgemv_64_ etc.: SGEMV's own path where the sizes allow
+    if (fits_int(*m, *n, *lda, *incx, *incy)) {
+      gemv_call(ct == 'N' ? Op::N : Op::T, int(*m), int(*n), *static_cast<const float*>(alpha),
+                static_cast<const float*>(a), int(*lda), static_cast<const float*>(x), int(*incx),
+                *static_cast<const float*>(beta), static_cast<float*>(y), int(*incy));
+      return;
+    }
+  }
   BlasProblem p;
   p.family = Family::gemv;
   p.ta = kComplex<T> || ct == 'N' ? ct : 'T';
@@ -397,6 +420,13 @@ inline const void* scalar_ptr(const void* v) { return v; }
   MB_C_##KIND(cblas_##NAME##_64, i64, __VA_ARGS__)     \
   MB_C_##KIND(cblas_##NAME##64_, i64, __VA_ARGS__)
 
+// sgemm and sgemv have their LP64 names elsewhere (blas_gemm.cpp, blas_gemv.cpp): ILP64 names only.
+#define MB_EXPORT64(KIND, NAME, ...)                   \
+  MB_F_##KIND(NAME##_64_, i64, __VA_ARGS__)            \
+  MB_F_##KIND(NAME##_64, i64, __VA_ARGS__)             \
+  MB_C_##KIND(cblas_##NAME##_64, i64, __VA_ARGS__)     \
+  MB_C_##KIND(cblas_##NAME##64_, i64, __VA_ARGS__)
+
 #define MB_F_GEMM(SYM, I, T, E, S)                                                                                   \
   MYBLAS_API void SYM(const char* ta, const char* tb, const I* m, const I* n, const I* k, const E* alpha,      \
                       const E* a, const I* lda, const E* b, const I* ldb, const E* beta, E* c,        \
@@ -465,6 +495,8 @@ inline const void* scalar_ptr(const void* v) { return v; }
 using i64 = int64_t;
 using cpx = const void*;  // how CBLAS passes a complex scalar
 
+MB_EXPORT64(GEMM, sgemm, float, float, float)
+MB_EXPORT64(GEMV, sgemv, float, float, float)
 MB_EXPORT(GEMM, dgemm, double, double, double)
 MB_EXPORT(GEMM, cgemm, std::complex<float>, void, cpx)
 MB_EXPORT(GEMM, zgemm, std::complex<double>, void, cpx)
