@@ -49,6 +49,12 @@ if [ "${HEADLINE:-1}" = 1 ]; then
     [ "${BETA0:-0}" = 1 ] && run $p dgemm,dsyrk 8192 --beta0 && run $p zgemm 4096 --beta0
   done
 fi
+# QUALITY=1: auto mode between the table's rows (sizes off its grid) beside both paths, for
+# "within 5% of the better path".
+if [ "${QUALITY:-0}" = 1 ]; then
+  q=${QUALITY_ROUTINES:-dgemm,zgemm,dsyrk,zherk,dtrsm,ctrmm,csymm,dgemv}
+  for p in myblas best_gpu cpu; do run $p "$q" "${QUALITY_SIZES:-181,362,724,1448}"; done
+fi
 if [ "${SWEEP:-1}" = 1 ]; then
   for p in best_gpu cpu; do run $p "$all" "$sizes"; done
 fi
