@@ -190,7 +190,9 @@ int main(int argc, char** argv) {
   }
   std::printf("# bench_level3_device: device pointers, libmyblas's Fortran entry beside the raw cuBLAS call\n");
   bench::print_device_and_command(argc, argv);
-  std::printf("# revision: %s; library path check: MYBLAS_BACKEND=%s\n", MYBLAS_GIT_REV,
+  // (Naming a libmyblas function here also keeps the library among the program's dependencies:
+  // its BLAS entry points are looked up by name.)
+  std::printf("# revision: %s; libmyblas %s; MYBLAS_BACKEND=%s\n", MYBLAS_GIT_REV, myblas_version(),
               std::getenv("MYBLAS_BACKEND") ? std::getenv("MYBLAS_BACKEND") : "(auto)");
   std::printf("routine,n,cublas_us,myblas_us,ratio,max_rel_diff\n");
   cublasHandle_t h;
