@@ -20,6 +20,7 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "core/stage_clock.h"
+#include "dispatch/device_rule.h"
 #include "dispatch/program_break.h"
 #include "dispatch/table_source.h"
 #include "interface/entry.h"
@@ -51,6 +52,13 @@ std::string table_note(const DispatchTable& t, const TableEntry& e) {
                                                          : strformat("%dx%dx%d", e.m, e.n, e.k);
   return strformat(" table=%s:%d:%s:%s:%s:%s:%.3f", t.name.c_str(), e.line, trans.c_str(),
                    e.mem == Mem::host ? "host" : "device", shape.c_str(), entry_choice_name(e), e.ratio);
+}
+
+// The rows that decided a device call (" table=..." as above, with " bracket-to=<line>" for the
+// upper corner of a bracket), or " table=<file>:no-bracketing-rows" where no row brackets its shape.
+std::string evidence_note(const DispatchTable& t, const DeviceEvidence& e) {
+  if (!e.row) return strformat(" table=%s:no-bracketing-rows", t.name.c_str());
+  return table_note(t, *e.row) + (e.hi ? strformat(" bracket-to=%d", e.hi->line) : std::string());
 }
 
 // What the rules look at.
@@ -267,10 +275,14 @@ void run_gemm(GemmProblem& p) {
   // entry of the nearest benchmarked device shape (our kernel or cuBLAS), host arrays the
   // nearest host shape (the GPU pipeline or the CPU).
   const DispatchTable* table = gpu && backend == Backend::auto_ && !p.scale_only() ? &dispatch_table(p.device) : nullptr;
-  const TableEntry* entry = table ? lookup(*table, p.routine, p.any_device() ? Mem::device : Mem::host,
-                                           p.ta, p.tb, p.m, p.n, p.k, p.beta == 0.f)
-                                  : nullptr;
-  const bool table_kernel = entry && entry->mem == Mem::device && entry->path == Path::kernels;
+  // Device operands: a kernel only where the table's rows bracket the shape (dispatch/device_rule.h).
+  const DeviceEvidence evidence = table && p.any_device()
+                                      ? device_evidence_cached(*table, p.routine, p.ta, p.tb, p.m, p.n, p.k, p.beta == 0.f)
+                                      : DeviceEvidence{};
+  const TableEntry* entry = !table            ? nullptr
+                            : p.any_device() ? evidence.row
+                                             : lookup(*table, p.routine, Mem::host, p.ta, p.tb, p.m, p.n, p.k, p.beta == 0.f);
+  const bool table_kernel = evidence.kernel;
   // Our SGEMM/HGEMM kernel for this shape: MYBLAS_SGEMM_KERNEL / MYBLAS_HGEMM_KERNEL when
   // forced (for the calls it can run), else the table's kernel, else our choice; auto mode
   // takes it only where the table's entry says kernels and that kernel can run the call, so
@@ -329,7 +341,9 @@ void run_gemm(GemmProblem& p) {
                              p.n, p.k, p.beta == 0.f ? "0" : "!=0", path_name(path)));
   if (verbose()) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    const std::string table_used = entry ? table_note(*table, *entry) : std::string();
+    const std::string table_used = table && p.any_device() ? evidence_note(*table, evidence)
+                                   : entry                 ? table_note(*table, *entry)
+                                                           : std::string();
     const char* kname = p.routine == Routine::hgemm ? hgemm_kernel_name(hkernel) : sgemm_kernel_name(kernel);
     const std::string detail = (path == Path::kernels ? std::string(" kernel=") + kname : std::string()) +
                                (refused.empty() ? std::string() : " kernel-refused=(" + refused + ")") + table_used;
@@ -467,11 +481,18 @@ void run_gemv(GemvProblem& p) {
   // its table entry names a kernel. Host arrays in auto mode need only the host rows.
   const DispatchTable* table = gpu ? &dispatch_table(p.device) : nullptr;
   const bool kernel_mode = kernel_possible(gpu, backend, p.any_device()) && backend != Backend::cublas;
+  // Auto mode: a kernel only where the table's rows bracket the shape (dispatch/device_rule.h);
+  // MYBLAS_BACKEND=kernels: the nearest row's kernel as the first to try.
+  const bool auto_mode = backend == Backend::auto_;
+  const DeviceEvidence evidence = table && kernel_mode && auto_mode
+                                      ? device_evidence_cached(*table, Routine::sgemv, p.ta, Op::N, p.m, p.n, 0, p.beta == 0.f)
+                                      : DeviceEvidence{};
   const TableEntry* entry =
-      table && kernel_mode
+      auto_mode ? evidence.row
+      : table && kernel_mode
           ? lookup(*table, Routine::sgemv, Mem::device, p.ta, Op::N, p.m, p.n, 0, p.beta == 0.f)
           : nullptr;
-  const bool table_kernel = entry && entry->path == Path::kernels;
+  const bool table_kernel = auto_mode ? evidence.kernel : entry && entry->path == Path::kernels;
   const bool can_take = kernel_mode && (table_kernel || backend == Backend::kernels);
   SgemvKernel kernel = table_kernel ? entry_sgemv_kernel(*entry)
                        : can_take   ? sgemv_choose(p)
@@ -509,8 +530,8 @@ void run_gemv(GemvProblem& p) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::string detail;
     if (path == Path::kernels || rule.path == Path::kernels) detail = std::string(" kernel=") + sgemv_kernel_name(kernel);
-    const TableEntry* decided = p.any_device() ? entry : host;
-    if (decided && backend == Backend::auto_) detail += table_note(*table, *decided);
+    if (p.any_device() && table && auto_mode) detail += evidence_note(*table, evidence);
+    else if (host && auto_mode) detail += table_note(*table, *host);
     log_line(strformat("sgemv %c m=%d n=%d incx=%d incy=%d mem(a,x,y)=%s path=%s rule=%s%s time=%.3f ms",
                        op_char(p.ta), p.m, p.n, p.incx, p.incy,
                        mems(p.mem_a, p.mem_x, p.mem_y).c_str(), path_name(path), rule.name,

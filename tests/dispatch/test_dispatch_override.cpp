@@ -94,27 +94,33 @@ TEST(DispatchTableDevice, OverrideDecidesAndIsNamedInTheLog) {
   std::ofstream(log, std::ios::trunc).close();
   std::mt19937_64 rng(mbtest::test_seed());
   if (mode == "good") {
-    // Against the committed table: small host SGEMM to the GPU pipeline, device SGEMV N near
-    // 256 x 256 to cuBLAS, T near 4096 x 4096 to warp_per_column.
+    // Against the committed table: small host SGEMM to the GPU pipeline; device SGEMV N at the
+    // cuBLAS row 256 x 256 and beside it (no rows bracket 250 x 270: cuBLAS); T at 3000 x 5000,
+    // bracketed by two warp_per_column rows, to that kernel (dispatch/device_rule.h).
     std::ofstream(table) << "# test table\n"
                             "routine,trans,mem,m,n,k,beta,path,kernel,time_us,ratio\n"
                             "sgemm,NN,host,64,64,64,*,cublas,-,1,2\n"            // line 3
                             "sgemm,NN,host,4096,4096,4096,*,cpu,-,1,0.5\n"       // line 4
                             "sgemv,N,device,256,256,0,*,cublas,-,1,0.9\n"        // line 5
-                            "sgemv,T,device,4096,4096,0,*,kernels,warp_per_column,1,1.5\n";  // line 6
+                            "sgemv,T,device,2048,4096,0,*,kernels,warp_per_column,1,1.5\n"  // line 6
+                            "sgemv,T,device,4096,8192,0,*,kernels,warp_per_column,1,1.4\n";  // line 7
     EXPECT_EQ(host_sgemm(70, 61, 59, rng), "cublas");
+    EXPECT_EQ(device_sgemv('N', 256, 256, rng), "cublas");
     EXPECT_EQ(device_sgemv('N', 250, 270, rng), "cublas");
     EXPECT_EQ(device_sgemv('T', 3000, 5000, rng), "kernels");
     const std::string text = read_file(log);
     const std::string name = base_name(table);
     EXPECT_EQ(count(text, "dispatch table for sm_"), 1) << text;
     EXPECT_NE(text.find("dispatch table for sm_"), std::string::npos);
-    EXPECT_NE(text.find(": " + table + " (4 entries)"), std::string::npos) << text;
+    EXPECT_NE(text.find(": " + table + " (5 entries)"), std::string::npos) << text;
     EXPECT_NE(text.find("rule=auto-host-measured-gpu table=" + name + ":3:NN:host:64x64x64:cublas:2.000"),
               std::string::npos) << text;
     EXPECT_NE(text.find("rule=auto-device-operands table=" + name + ":5:N:device:256x256:cublas:0.900"),
               std::string::npos) << text;
-    EXPECT_NE(text.find("kernel=warp_per_column table=" + name + ":6:T:device:4096x4096:warp_per_column:1.500"),
+    EXPECT_NE(text.find("rule=auto-device-operands table=" + name + ":no-bracketing-rows"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("kernel=warp_per_column table=" + name +
+                        ":6:T:device:2048x4096:warp_per_column:1.500 bracket-to=7"),
               std::string::npos) << text;
     EXPECT_EQ(count(text, "warning"), 0) << text;
   } else {
