@@ -221,20 +221,20 @@ bool brute_force_kernel(const DispatchTable& t, Routine r, Op ta, Op tb, int m, 
 
 TEST(DeviceRule, AgreesWithABruteForceStatementOnRandomTables) {
   std::mt19937_64 rng(mbtest::test_seed());
-  const char* kernels[] = {"n_lanes", "n_colsweep", "n_rowblock"};
+  const char* kernels[] = {"n_lanes", "n_colsweep"};
   const int sizes[] = {64, 128, 256, 512, 1024, 2048, 4096};
   int taken = 0, refused = 0;  // both outcomes must occur, many times
   for (int round = 0; round < 200; ++round) {
     std::ostringstream rows;
     std::set<std::pair<int, int>> used;
-    const int count = 3 + int(rng() % 10);
+    const int count = 10 + int(rng() % 25);
     for (int i = 0; i < count; ++i) {
       const int m = sizes[rng() % 7], n = sizes[rng() % 7];
       if (!used.emplace(m, n).second) continue;
-      const int pick = int(rng() % 4);
-      const double ratio = 0.9 + 0.05 * double(rng() % 8);
-      if (pick == 3) rows << "sgemv,N,device," << m << "," << n << ",0,*,cublas,-,1," << ratio << "\n";
-      else rows << "sgemv,N,device," << m << "," << n << ",0,*,kernels," << kernels[pick] << ",1," << ratio << "\n";
+      const int pick = int(rng() % 6);  // mostly one kernel, so that brackets form
+      const double ratio = 0.95 + 0.05 * double(rng() % 8);
+      if (pick == 5) rows << "sgemv,N,device," << m << "," << n << ",0,*,cublas,-,1," << ratio << "\n";
+      else rows << "sgemv,N,device," << m << "," << n << ",0,*,kernels," << kernels[pick < 4 ? 0 : 1] << ",1," << ratio << "\n";
     }
     const DispatchTable t = parse(rows.str());
     for (int q = 0; q < 40; ++q) {
@@ -252,8 +252,8 @@ TEST(DeviceRule, AgreesWithABruteForceStatementOnRandomTables) {
       EXPECT_EQ(c.kernel, e.kernel);
     }
   }
-  EXPECT_GT(taken, 300);
-  EXPECT_GT(refused, 300);
+  EXPECT_GT(taken, 200);
+  EXPECT_GT(refused, 500);
 }
 
 }  // namespace
