@@ -20,6 +20,7 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "core/stage_clock.h"
+#include "dispatch/call_range.h"
 #include "dispatch/device_rule.h"
 #include "dispatch/program_break.h"
 #include "dispatch/table_source.h"
@@ -113,17 +114,21 @@ void locate(const ProgramBreakArea& heap, const void* p, Mem* mem, int* dev, int
 }
 
 // Runs the chosen path; a GPU failure is completed on the CPU with one warning per cause.
+// Each path tried is an NVTX range inside the call's ("cublas", "kernels:<kernel>", "cpu").
 template <typename Problem, typename Gpu>
 Path execute_paths(const Rule& rule, const Problem& p, const char* routine, Gpu gpu,
-                   bool (*cpu)(const Problem&, std::string*)) {
+                   bool (*cpu)(const Problem&, std::string*), const char* kernel) {
   std::string why;
   if (rule.path == Path::cublas || rule.path == Path::kernels) {
+    const bool named = rule.path == Path::kernels && kernel;
+    const CallRange range("%s%s%s", path_name(rule.path), named ? ":" : "", named ? kernel : "");
     if (gpu(rule.path, &why)) return rule.path;
     if (gpu_available())  // (a lost context has said so once already, for good)
       warn_once("fallback:" + why, std::string(routine) + " on the GPU: " + why +
                                        "; completing on the CPU");
   }
   std::string cpu_why;
+  const CallRange range("cpu");
   if (cpu(p, &cpu_why)) return Path::cpu;
   // Only device operands that cannot be staged get here (the CUDA context is unusable).
   warn_once("failed:" + cpu_why, std::string("error: ") + routine +
@@ -137,9 +142,9 @@ Path execute_paths(const Rule& rule, const Problem& p, const char* routine, Gpu 
 // The paths allocate their staging buffers before they write the output.
 template <typename Problem, typename Gpu>
 Path execute(const Rule& rule, const Problem& p, const char* routine, Gpu gpu,
-             bool (*cpu)(const Problem&, std::string*)) {
+             bool (*cpu)(const Problem&, std::string*), const char* kernel = nullptr) {
   try {
-    return execute_paths(rule, p, routine, gpu, cpu);
+    return execute_paths(rule, p, routine, gpu, cpu, kernel);
   } catch (const std::exception& e) {
     warn_once(std::string("exception:") + e.what(),
               std::string("error: ") + routine + " could not complete: " + e.what());
@@ -246,6 +251,8 @@ static bool settle_kernel(K* kernel, const GemmProblem& p, bool table_kernel, Ba
 
 void run_gemm(GemmProblem& p) {
   const auto t0 = call_start();
+  const CallRange range("%s %c%c %dx%dx%d beta=%g", routine_name(p.routine), op_char(p.ta), op_char(p.tb), p.m, p.n,
+                        p.k, double(p.beta));
   MYBLAS_STAGE_BEGIN();
   const bool gpu = gpu_available();
   if (gpu && device_memory_possible()) {  // (no CUDA context yet: every operand is host memory)
@@ -335,7 +342,7 @@ void run_gemm(GemmProblem& p) {
         if (chosen != Path::kernels) return cublas_gemm(p, why, tf32x3);
         return p.routine == Routine::hgemm ? kernel_hgemm(p, hkernel, why) : kernel_gemm(p, kernel, why);
       },
-      cpu_gemm);
+      cpu_gemm, p.routine == Routine::hgemm ? hgemm_kernel_name(hkernel) : sgemm_kernel_name(kernel));
   set_last_path(path);
   MYBLAS_STAGE_END(strformat("%s %c%c %dx%dx%d beta%s %s", routine_name(p.routine), op_char(p.ta), op_char(p.tb), p.m,
                              p.n, p.k, p.beta == 0.f ? "0" : "!=0", path_name(path)));
@@ -373,6 +380,9 @@ static void table_shape(const BlasProblem& p, int* m, int* n, int* k) {
 void run_blas(BlasProblem& p) {
   const auto t0 = call_start();
   const Routine r = p.routine();
+  // (options in the order side, uplo, op(A), op(B), diag; the sizes m, n, k as the problem holds them)
+  const CallRange range("%s %c%c%c%c%c %lldx%lldx%lld", routine_name(r), p.side, p.uplo, p.ta, p.tb, p.diag,
+                        (long long)p.m, (long long)p.n, (long long)p.k);
   const bool gpu = gpu_available();
   if (gpu && device_memory_possible()) {
     int run_dev = -1;
@@ -437,6 +447,7 @@ void run_blas(BlasProblem& p) {
 
 void run_gemv(GemvProblem& p) {
   const auto t0 = call_start();
+  const CallRange range("sgemv %c %dx%d beta=%g", op_char(p.ta), p.m, p.n, double(p.beta));
   MYBLAS_STAGE_BEGIN();
   const bool gpu = gpu_available();
   if (gpu && device_memory_possible()) {
@@ -459,6 +470,7 @@ void run_gemv(GemvProblem& p) {
   if (!p.any_device() && !p.scale_only() && (gpu || !gpu_lost()) && !verbose()) {
     const Request req{Routine::sgemv, backend_setting(), gpu, false, false, false,
                       gpu && dispatch_table(p.device).host_gpu_rows[int(Routine::sgemv)]};
+    const CallRange cpu_range("cpu");
     if (choose(req).path == Path::cpu && cpu_gemv_host(p)) {
       set_last_path(Path::cpu);
       return;
@@ -522,7 +534,7 @@ void run_gemv(GemvProblem& p) {
       [&p, kernel](Path chosen, std::string* why) {
         return chosen == Path::kernels ? kernel_gemv(p, kernel, why) : cublas_gemv(p, why);
       },
-      cpu_gemv);
+      cpu_gemv, sgemv_kernel_name(kernel));
   set_last_path(path);
   MYBLAS_STAGE_END(strformat("sgemv %c %dx%d beta%s %s", op_char(p.ta), p.m, p.n, p.beta == 0.f ? "0" : "!=0",
                              path_name(path)));

@@ -1,0 +1,28 @@
+// NVTX ranges around every BLAS call, so that a profiler's timeline (Nsight Systems) shows where
+// a program's BLAS time goes: one range per call named by routine, options and shape
+// ("sgemm NN 64x64x64 beta=0"), and inside it one range per path tried ("cublas",
+// "kernels:skinny_r16", "cpu"), in the NVTX domain "myblas".
+//
+// NVTX v3 is header-only: without a tool attached (NVTX_INJECTION64_PATH unset), creating the
+// domain returns null, and then a range is a test of one pointer: no formatting, no call into
+// NVTX (bench/bench_cpu_overhead measures it). Names are formatted only for an attached tool.
+#pragma once
+
+namespace myblas {
+
+// True when an NVTX tool took the "myblas" domain (decided at the first call, for the process).
+bool call_ranges_on();
+
+class CallRange {
+ public:
+  // Pushes a range named by printf-style `fmt` when a tool is attached.
+  explicit CallRange(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+  ~CallRange();
+  CallRange(const CallRange&) = delete;
+  CallRange& operator=(const CallRange&) = delete;
+
+ private:
+  bool pushed_ = false;
+};
+
+}  // namespace myblas
