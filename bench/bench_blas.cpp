@@ -23,6 +23,13 @@
 // (each preceded by "# shape <trans> <m> x <n> x <k> round <r> beta <beta>", the form
 // make_dispatch_table.py reads), then one "# quality" line per shape: auto's median over the
 // rounds against the fastest path's, and the table's choice (the path auto runs) timed directly.
+//
+// --offgrid=TABLE [--seeds=1,2] [--count=16] [--only=sgemm,...]: the same measurement on shapes
+// off the table's rows: per seed, `count` SGEMM and SGEMV shapes, 2/3 as many HGEMM, 1/3 as many
+// DGEMM and ZGEMM (at least 4; the generic path, beside cublasDgemm/cublasZgemm), each dimension
+// log-uniform, every transpose, beta 0 and 1 (offgrid_shapes). Ends with one "# offgrid summary"
+// line per routine: auto within 5% of the fastest path, and the lowest cuBLAS/auto ratio.
+// bench/offgrid_report.py turns the output into a report.
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -38,6 +45,7 @@
 #include <vector>
 
 #include "myblas.h"
+#include "dispatch/device_rule.h"
 #include "dispatch/table.h"
 #include "kernels/hgemm.h"
 #include "kernels/scale.h"
@@ -254,9 +262,14 @@ const char* const kHgemmCandidates[] = {"mma_sync_128x256x64_s3", "mma_sync_128x
 
 int g_rounds = 3;
 
-const char* qname(myblas::Routine r) {
-  return r == myblas::Routine::sgemv ? "sgemv" : r == myblas::Routine::hgemm ? "hgemm" : "sgemm";
-}
+const char* qname(myblas::Routine r) { return myblas::routine_name(r); }
+
+const myblas::Routine kDgemm = myblas::routine_of(myblas::Family::gemm, myblas::Dtype::d);
+const myblas::Routine kZgemm = myblas::routine_of(myblas::Family::gemm, myblas::Dtype::z);
+
+struct DoubleSource : bench::RandomSource<double> {
+  DoubleSource() : RandomSource<double>([](float f) { return double(f); }, [](double v) { return v == 0.0; }) {}
+};
 
 struct HalfSource : bench::RandomSource<__half> {
   HalfSource()
@@ -285,8 +298,10 @@ struct QSets {
 
 size_t round256(size_t v) { return (v + 255) / 256 * 256; }
 
+const DoubleSource* g_dsrc = nullptr;  // for DGEMM and ZGEMM operands (made on first use)
+
 QSets make_qsets(size_t bytes_a, size_t bytes_b, size_t bytes_c, bool half, const bench::Source& fs,
-                 const HalfSource& hs) {
+                 const HalfSource& hs, bool dbl = false) {
   QSets s;
   s.off_b = round256(bytes_a);
   s.off_c = s.off_b + round256(bytes_b);
@@ -294,8 +309,14 @@ QSets make_qsets(size_t bytes_a, size_t bytes_b, size_t bytes_c, bool half, cons
   s.count = int(std::max<size_t>(2, std::min<size_t>(4096, (kRotateBytes + s.per - 1) / s.per)));
   CK(cudaMalloc(&s.base, s.per * size_t(s.count)));
   const size_t total = s.per * size_t(s.count);  // (the padding gets random values too)
-  if (half) hs.fill(reinterpret_cast<__half*>(s.base), total / 2, bytes_a + bytes_b);
-  else fs.fill(reinterpret_cast<float*>(s.base), total / 4, bytes_a + bytes_b);
+  if (dbl) {
+    if (!g_dsrc) g_dsrc = new DoubleSource;
+    g_dsrc->fill(reinterpret_cast<double*>(s.base), total / 8, bytes_a + bytes_b);
+  } else if (half) {
+    hs.fill(reinterpret_cast<__half*>(s.base), total / 2, bytes_a + bytes_b);
+  } else {
+    fs.fill(reinterpret_cast<float*>(s.base), total / 4, bytes_a + bytes_b);
+  }
   return s;
 }
 
@@ -319,6 +340,10 @@ struct QSummary {
   double auto_us, best_us, choice_us;
   double round_min, round_max;  // best/auto per round
   bool path_agrees;             // auto ran the path the table names
+  double cublas_us = 0;         // cuBLAS called directly (median over the rounds)
+  double cublas_round_min = 0;  // the lowest cublas/auto of any round
+  std::string nearest;          // the nearest-row rule's path, and its median time
+  double nearest_us = 0;
 };
 std::vector<QSummary> g_quality;
 
@@ -349,11 +374,32 @@ double scaled_diff(cublasHandle_t h, const void* got, const void* ref, size_t co
   return std::isnan(dg) ? INFINITY : d;
 }
 
+// The same for double data (DGEMM; ZGEMM as 2 * count doubles).
+double scaled_diff_f64(cublasHandle_t h, const void* got, const void* ref, size_t count, double scale) {
+  double *g, *r;
+  CK(cudaMalloc(&g, count * 8));
+  CK(cudaMalloc(&r, count * 8));
+  CK(cudaMemcpy(g, got, count * 8, cudaMemcpyDeviceToDevice));
+  CK(cudaMemcpy(r, ref, count * 8, cudaMemcpyDeviceToDevice));
+  const double minus = -1.0;
+  CB(cublasDaxpy(h, int(count), &minus, r, 1, g, 1));
+  int ig = 0, ir = 0;
+  CB(cublasIdamax(h, int(count), g, 1, &ig));
+  CB(cublasIdamax(h, int(count), r, 1, &ir));
+  double dg = 0, dr = 0;
+  CK(cudaMemcpy(&dg, g + (ig - 1), 8, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(&dr, r + (ir - 1), 8, cudaMemcpyDeviceToHost));
+  CK(cudaFree(g));
+  CK(cudaFree(r));
+  return std::isnan(dg) ? INFINITY : std::fabs(dg) / (std::fabs(dr) + scale);
+}
+
 void bench_quality_shape(cublasHandle_t hs, cublasHandle_t hh, const myblas::DispatchTable& table,
                          const QShape& q, const bench::Source& fsrc, const HalfSource& hsrc) {
   using myblas::Routine;
   const bool gemv = q.routine == Routine::sgemv, half = q.routine == Routine::hgemm;
-  const size_t es = half ? 2 : 4;
+  const bool dgemm = q.routine == kDgemm, zgemm = q.routine == kZgemm, dbl = dgemm || zgemm;
+  const size_t es = half ? 2 : zgemm ? 16 : dgemm ? 8 : 4;
   const char ta = q.ta, tb = q.tb;
   const int m = q.m, n = q.n, k = q.k;
   const myblas::Op oa = ta == 'N' ? myblas::Op::N : myblas::Op::T, ob = tb == 'N' ? myblas::Op::N : myblas::Op::T;
@@ -362,8 +408,9 @@ void bench_quality_shape(cublasHandle_t hs, cublasHandle_t hh, const myblas::Dis
   const int br = tb == 'N' ? k : n, bc = tb == 'N' ? n : k;
   const int lx = ta == 'N' ? n : m, ly = ta == 'N' ? m : n;
   const size_t na = size_t(ar) * ac, nb = gemv ? size_t(lx) : size_t(br) * bc, nc = gemv ? size_t(ly) : size_t(m) * n;
-  QSets sets = make_qsets(na * es, nb * es, nc * es, half, fsrc, hsrc);
+  QSets sets = make_qsets(na * es, nb * es, nc * es, half, fsrc, hsrc, dbl);
   const float alpha = 1.f, beta = q.beta;
+  const double dalpha[2] = {1.0, 0.0}, dbeta[2] = {double(q.beta), 0.0};  // (ZGEMM: real parts)
   const uint16_t halpha = myblas_float_to_half(alpha), hbeta = myblas_float_to_half(beta);
   const cublasOperation_t ca = ta == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T, cb = tb == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T;
   float* scratch = nullptr;  // HGEMM's round-once FP32 C
@@ -373,7 +420,12 @@ void bench_quality_shape(cublasHandle_t hs, cublasHandle_t hh, const myblas::Dis
   // auto: the library as an unmodified program calls it.
   paths.push_back({"auto", [&](const void* a, const void* b, void* c) {
                      const int inc = 1;
-                     if (gemv)
+                     if (dgemm)
+                       dgemm_(&ta, &tb, &m, &n, &k, dalpha, static_cast<const double*>(a), &ar,
+                              static_cast<const double*>(b), &br, dbeta, static_cast<double*>(c), &m);
+                     else if (zgemm)
+                       zgemm_(&ta, &tb, &m, &n, &k, dalpha, a, &ar, b, &br, dbeta, c, &m);
+                     else if (gemv)
                        sgemv_(&ta, &m, &n, &alpha, static_cast<const float*>(a), &m, static_cast<const float*>(b), &inc,
                               &beta, static_cast<float*>(c), &inc);
                      else if (half)
@@ -385,7 +437,15 @@ void bench_quality_shape(cublasHandle_t hs, cublasHandle_t hh, const myblas::Dis
                    }});
   // cuBLAS as the library calls it.
   paths.push_back({"cublas", [&](const void* a, const void* b, void* c) {
-                     if (gemv) {
+                     if (dgemm) {
+                       CB(cublasDgemm(hs, ca, cb, m, n, k, dalpha, static_cast<const double*>(a), ar,
+                                      static_cast<const double*>(b), br, dbeta, static_cast<double*>(c), m));
+                     } else if (zgemm) {
+                       CB(cublasZgemm(hs, ca, cb, m, n, k, reinterpret_cast<const cuDoubleComplex*>(dalpha),
+                                      static_cast<const cuDoubleComplex*>(a), ar, static_cast<const cuDoubleComplex*>(b),
+                                      br, reinterpret_cast<const cuDoubleComplex*>(dbeta),
+                                      static_cast<cuDoubleComplex*>(c), m));
+                     } else if (gemv) {
                        CB(cublasSgemv(hs, ca, m, n, &alpha, static_cast<const float*>(a), m,
                                       static_cast<const float*>(b), 1, &beta, static_cast<float*>(c), 1));
                      } else if (half && beta != 0.f) {
@@ -450,7 +510,9 @@ void bench_quality_shape(cublasHandle_t hs, cublasHandle_t hh, const myblas::Dis
                        }});
     }
   };
-  if (gemv)
+  if (dbl) {
+    // (the generic path: auto's candidates are cuBLAS and the CPU, and device operands take cuBLAS)
+  } else if (gemv)
     add_kernels(myblas::SgemvKernel{}, kSgemvCandidates, myblas::sgemv_kernel_from_name, myblas::sgemv_can_implement,
                 myblas::sgemv_run, gemv_problem);
   else if (half)
@@ -461,10 +523,15 @@ void bench_quality_shape(cublasHandle_t hs, cublasHandle_t hh, const myblas::Dis
                 myblas::sgemm_run, gemm_problem);
 
   // The entry auto should follow, and the path it names.
-  const myblas::TableEntry* e = myblas::nearest_entry(table, q.routine, myblas::Mem::device, oa, ob, m, n, k, beta == 0.f);
-  const std::string choice = !e ? "cublas"
-                             : e->path == myblas::Path::kernels ? std::string("kernel:") + myblas::entry_choice_name(*e)
-                                                                : std::string("cublas");
+  const myblas::DeviceEvidence e = myblas::device_evidence(table, q.routine, oa, ob, m, n, k, beta == 0.f);
+  const std::string choice = e.kernel ? std::string("kernel:") + myblas::entry_choice_name(*e.row) : std::string("cublas");
+  // What the nearest-row rule (before the bracketing rule) would have run, for comparison.
+  const myblas::TableEntry* near =
+      myblas::bracket_rule(q.routine) ? myblas::nearest_entry(table, q.routine, myblas::Mem::device, oa, ob, m, n, k, beta == 0.f)
+                                      : nullptr;
+  const std::string nearest = near && near->path == myblas::Path::kernels
+                                  ? std::string("kernel:") + myblas::entry_choice_name(*near)
+                                  : std::string("cublas");
 
   // Verify every path against cuBLAS from the same C (set 0's): beta != 0 reads it.
   void *cref, *cgot;
@@ -474,14 +541,15 @@ void bench_quality_shape(cublasHandle_t hs, cublasHandle_t hh, const myblas::Dis
   paths[1].run(sets.a(0), sets.b(0), cref);
   std::string auto_path = "?";
   const double scale = gemv ? std::sqrt(double(lx)) : half ? 1.0 : std::sqrt(double(k));
-  const double tol = half ? 2e-3 : 1e-5;
+  const double tol = half ? 2e-3 : dbl ? 1e-13 : 1e-5;
   for (size_t i = 0; i < paths.size(); ++i) {
     if (i == 1) continue;
     CK(cudaMemcpy(cgot, sets.c(0), nc * es, cudaMemcpyDeviceToDevice));
     paths[i].run(sets.a(0), sets.b(0), cgot);
     CK(cudaDeviceSynchronize());
     if (i == 0) auto_path = myblas_last_path();
-    const double d = scaled_diff(hs, cgot, cref, nc, half, scale);
+    const double d = dbl ? scaled_diff_f64(hs, cgot, cref, nc * (zgemm ? 2 : 1), scale)
+                         : scaled_diff(hs, cgot, cref, nc, half, scale);
     if (!(d <= tol)) {
       std::fprintf(stderr, "VERIFY FAILED %s %s %c%c %dx%dx%d beta %g: scaled diff %.3g\n", qname(q.routine),
                    paths[i].name.c_str(), ta, gemv ? ' ' : tb, m, n, k, double(beta), d);
@@ -500,7 +568,7 @@ void bench_quality_shape(cublasHandle_t hs, cublasHandle_t hh, const myblas::Dis
   const int reps = int(std::max(5.0, std::min(30.0, 30000.0 / std::max(1.0, q.hint_us))));
   std::vector<QResult> res(paths.size());
   const char trs[3] = {ta, gemv ? '\0' : tb, '\0'};
-  const double flops = gemv ? 2.0 * m * n : 2.0 * m * n * double(k);
+  const double flops = gemv ? 2.0 * m * n : (zgemm ? 8.0 : 2.0) * m * n * double(k);
   const double bytes = double(es) * (double(na) + double(nb) + double(nc) * (beta != 0.f ? 2 : 1));
   int next = 0;
   {
@@ -550,11 +618,17 @@ void bench_quality_shape(cublasHandle_t hs, cublasHandle_t hh, const myblas::Dis
     }
     if (paths[i].name == choice) sum.choice_us = med;
   }
+  sum.cublas_us = res[1].median();
+  sum.nearest = nearest;
+  for (size_t i = 1; i < paths.size(); ++i)
+    if (paths[i].name == nearest) sum.nearest_us = res[i].median();
+  sum.cublas_round_min = 1e300;
   for (int r = 0; r < g_rounds; ++r) {
     double best = 1e300;
     for (size_t i = 1; i < paths.size(); ++i) best = std::min(best, res[i].us[size_t(r)]);
     sum.round_min = std::min(sum.round_min, best / res[0].us[size_t(r)]);
     sum.round_max = std::max(sum.round_max, best / res[0].us[size_t(r)]);
+    sum.cublas_round_min = std::min(sum.cublas_round_min, res[1].us[size_t(r)] / res[0].us[size_t(r)]);
   }
   g_quality.push_back(sum);
   std::fflush(stdout);
@@ -578,6 +652,78 @@ std::vector<QShape> quality_shapes(const myblas::DispatchTable& t, const std::st
                      double(e.time_us)});
   }
   return out;
+}
+
+// ---- --offgrid ----
+
+// Off-grid shapes: each dimension drawn log-uniform (16 .. 8192; SGEMV 16 .. 65536), shapes
+// over a work bound dropped (so one run stays within minutes), and none at a device row of the
+// table (any transposes). The transposes cycle through every combination and beta through 0
+// and 1 (GEMM: NN NT TN TT with beta 0, then with beta 1, ...), so a count that is a multiple of
+// 8 (SGEMV: 4) covers each equally. Fixed seeds: the same shapes in every run.
+std::vector<unsigned> g_seeds;
+int g_offgrid_count = 16;
+
+std::vector<QShape> offgrid_shapes(const myblas::DispatchTable& t, myblas::Routine r, unsigned seed, int count) {
+  using myblas::Routine;
+  std::mt19937_64 rng(uint64_t(seed) * 1000003u + uint64_t(r) * 7919u);
+  const bool gemv = r == Routine::sgemv;
+  const double lo = std::log(16.0), hi = std::log(gemv ? 65536.0 : 8192.0);
+  // Work bounds: elements of A for SGEMV, m*n*k otherwise.
+  const double max_work = gemv ? 0x1p26 : r == Routine::hgemm ? 0x1p35 : r == Routine::sgemm ? 0x1p33
+                                        : r == kDgemm         ? 0x1p32 : 0x1p30;
+  // The time a call may take, to choose repetitions: rough H100 rates (flop or byte per us).
+  const double rate = gemv ? 2.5e6 : r == Routine::hgemm ? 4e8 : r == kZgemm ? 1.2e8 : 4e7;
+  std::uniform_real_distribution<double> d(lo, hi);
+  auto draw = [&] { return int(std::lround(std::exp(d(rng)))); };
+  std::vector<QShape> out;
+  for (int idx = 0; int(out.size()) < count;) {
+    const int m = draw(), n = draw(), k = gemv ? 0 : draw();
+    const double work = gemv ? double(m) * n : double(m) * n * k;
+    if (work > max_work) continue;
+    bool on_row = false;
+    for (const myblas::TableEntry& e : t.entries)
+      on_row = on_row || (e.routine == r && e.mem == myblas::Mem::device && e.m == m && e.n == n && e.k == k);
+    if (on_row) continue;
+    const int combos = gemv ? 2 : 4;
+    const int trans = idx % combos;
+    const float beta = (idx / combos) % 2 ? 1.f : 0.f;
+    const char ta = (gemv ? trans : trans / 2) ? 'T' : 'N', tb = gemv ? 'N' : (trans % 2 ? 'T' : 'N');
+    const double bytes = 4.0 * (double(m) * n + m + n);
+    const double hint = gemv ? bytes / rate : (r == kZgemm ? 8.0 : 2.0) * m * n * double(k) / rate;
+    out.push_back({r, ta, tb, m, n, k, beta, std::max(5.0, hint)});
+    ++idx;
+  }
+  return out;
+}
+
+// Per routine: how many shapes, auto within 5% of the fastest path, and auto against cuBLAS
+// (the lowest per-round ratio of any shape: the target is >= 0.95 in every run).
+void offgrid_summary() {
+  std::printf("# offgrid summary: routine,shapes,auto_within5_of_fastest,share,min_cublas_over_auto(median),"
+              "min_cublas_over_auto(any round),worst_shape\n");
+  for (const char* name : {"sgemm", "sgemv", "hgemm", "dgemm", "zgemm"}) {
+    int count = 0, within = 0;
+    double worst_med = 1e300, worst_round = 1e300;
+    std::string worst;
+    for (const QSummary& q : g_quality) {
+      if (std::string(qname(q.s.routine)) != name) continue;
+      ++count;
+      within += q.best_us / q.auto_us >= 0.95;
+      const double med = q.cublas_us / q.auto_us;
+      if (med < worst_med) {
+        worst_med = med;
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "%c%c %dx%dx%d beta %g", q.s.ta, q.s.routine == myblas::Routine::sgemv ? ' ' : q.s.tb,
+                      q.s.m, q.s.n, q.s.k, double(q.s.beta));
+        worst = buf;
+      }
+      worst_round = std::min(worst_round, q.cublas_round_min);
+    }
+    if (count)
+      std::printf("# offgrid summary,%s,%d,%d,%.3f,%.3f,%.3f,%s\n", name, count, within, double(within) / count,
+                  worst_med, worst_round, worst.c_str());
+  }
 }
 
 int run_quality(const char* table_path, const std::string& only, int argc, char** argv) {
@@ -609,22 +755,42 @@ int run_quality(const char* table_path, const std::string& only, int argc, char*
   CB(cublasSetMathMode(hh, cublasMath_t(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
   const bench::Source fsrc;
   const HalfSource hsrc;
-  for (const QShape& q : quality_shapes(table, only)) bench_quality_shape(hs, hh, table, q, fsrc, hsrc);
+  std::vector<QShape> shapes;
+  if (g_seeds.empty()) {
+    shapes = quality_shapes(table, only);
+  } else {
+    std::printf("# offgrid: seeds");
+    for (unsigned seed : g_seeds) std::printf(" %u", seed);
+    std::printf("; %d shapes per seed for SGEMM and SGEMV, 2/3 of that for HGEMM, 1/3 for DGEMM and ZGEMM\n",
+                g_offgrid_count);
+    for (unsigned seed : g_seeds)
+      for (myblas::Routine r : {myblas::Routine::sgemm, myblas::Routine::sgemv, myblas::Routine::hgemm, kDgemm, kZgemm}) {
+        if (!only.empty() && only.find(qname(r)) == std::string::npos) continue;
+        const int count = r == myblas::Routine::hgemm ? g_offgrid_count * 2 / 3
+                          : r == kDgemm || r == kZgemm  ? std::max(4, g_offgrid_count / 3)
+                                                        : g_offgrid_count;
+        for (const QShape& q : offgrid_shapes(table, r, seed, count)) shapes.push_back(q);
+      }
+  }
+  for (const QShape& q : shapes) bench_quality_shape(hs, hh, table, q, fsrc, hsrc);
   std::printf("# quality: routine,trans,m,n,k,beta,auto_path,table_choice,agrees,auto_us,best_path,best_us,"
-              "best_over_auto,round_min,round_max,within5,choice_us,best_over_choice,choice_within5\n");
+              "best_over_auto,round_min,round_max,within5,choice_us,best_over_choice,choice_within5,cublas_us,"
+              "cublas_over_auto,cublas_over_auto_round_min,nearest_row_choice,nearest_us,cublas_over_nearest\n");
   int within = 0, choice_within = 0;
   for (const QSummary& s : g_quality) {
     const double ratio = s.best_us / s.auto_us, cratio = s.choice_us > 0 ? s.best_us / s.choice_us : 0;
     within += ratio >= 0.95;
     choice_within += cratio >= 0.95;
-    std::printf("# quality,%s,%c%c,%d,%d,%d,%g,%s,%s,%s,%.2f,%s,%.2f,%.3f,%.3f,%.3f,%s,%.2f,%.3f,%s\n",
+    std::printf("# quality,%s,%c%c,%d,%d,%d,%g,%s,%s,%s,%.2f,%s,%.2f,%.3f,%.3f,%.3f,%s,%.2f,%.3f,%s,%.2f,%.3f,%.3f,%s,%.2f,%.3f\n",
                 qname(s.s.routine), s.s.ta, s.s.routine == myblas::Routine::sgemv ? ' ' : s.s.tb, s.s.m, s.s.n,
                 s.s.k, double(s.s.beta), s.auto_path.c_str(), s.table_choice.c_str(), s.path_agrees ? "yes" : "NO",
                 s.auto_us, s.best.c_str(), s.best_us, ratio, s.round_min, s.round_max, ratio >= 0.95 ? "yes" : "no",
-                s.choice_us, cratio, cratio >= 0.95 ? "yes" : "no");
+                s.choice_us, cratio, cratio >= 0.95 ? "yes" : "no", s.cublas_us, s.cublas_us / s.auto_us,
+                s.cublas_round_min, s.nearest.c_str(), s.nearest_us, s.nearest_us > 0 ? s.cublas_us / s.nearest_us : 0.0);
   }
   std::printf("# quality summary: auto within 5%% of the fastest path on %d of %zu shapes; the table's choice"
               " (timed directly) within 5%% on %d of %zu\n", within, g_quality.size(), choice_within, g_quality.size());
+  if (!g_seeds.empty()) offgrid_summary();
   cublasDestroy(hs);
   cublasDestroy(hh);
   return g_failed ? 1 : 0;
@@ -633,7 +799,7 @@ int run_quality(const char* table_path, const std::string& only, int argc, char*
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, hgemm_only = false;
+  bool quick = false, hgemm_only = false, list = false;
   const char* quality = nullptr;
   std::string only;
   for (int i = 1; i < argc; ++i) {
@@ -642,7 +808,42 @@ int main(int argc, char** argv) {
     else if (!std::strncmp(argv[i], "--only=", 7)) only = argv[i] + 7;
     else if (!std::strncmp(argv[i], "--rounds=", 9)) g_rounds = std::max(1, std::atoi(argv[i] + 9));
     else if (!std::strcmp(argv[i], "--hgemm")) hgemm_only = true;
+    else if (!std::strcmp(argv[i], "--list")) list = true;
     else if (!std::strncmp(argv[i], "--reps=", 7)) g_reps = std::atoi(argv[i] + 7);
+    else if (!std::strncmp(argv[i], "--offgrid=", 10)) {
+      quality = argv[i] + 10;
+      if (g_seeds.empty()) g_seeds = {1, 2};
+    } else if (!std::strncmp(argv[i], "--seeds=", 8)) {
+      g_seeds.clear();
+      for (const std::string& v : bench::split_list(argv[i] + 8)) g_seeds.push_back(unsigned(std::stoul(v)));
+    } else if (!std::strncmp(argv[i], "--count=", 8)) g_offgrid_count = std::max(1, std::atoi(argv[i] + 8));
+  }
+  if (list && quality && !g_seeds.empty()) {  // --list: the off-grid shapes and the rule's choice, no GPU needed
+    myblas::DispatchTable table;
+    std::string error;
+    if (!myblas::load_dispatch_table(quality, &table, &error)) {
+      std::fprintf(stderr, "bench_blas: cannot use table %s: %s\n", quality, error.c_str());
+      return 2;
+    }
+    std::printf("routine,trans,m,n,k,beta,rule_choice,nearest_row_choice,seed\n");
+    for (unsigned seed : g_seeds)
+      for (myblas::Routine r : {myblas::Routine::sgemm, myblas::Routine::sgemv, myblas::Routine::hgemm, kDgemm, kZgemm}) {
+        const int count = r == myblas::Routine::hgemm ? g_offgrid_count * 2 / 3
+                          : r == kDgemm || r == kZgemm  ? std::max(4, g_offgrid_count / 3)
+                                                        : g_offgrid_count;
+        for (const QShape& q : offgrid_shapes(table, r, seed, count)) {
+          const myblas::Op oa = q.ta == 'N' ? myblas::Op::N : myblas::Op::T, ob = q.tb == 'N' ? myblas::Op::N : myblas::Op::T;
+          const myblas::DeviceEvidence e = myblas::device_evidence(table, r, oa, ob, q.m, q.n, q.k, q.beta == 0.f);
+          const myblas::TableEntry* near = myblas::bracket_rule(r) ? myblas::nearest_entry(
+                                                                         table, r, myblas::Mem::device, oa, ob, q.m, q.n,
+                                                                         q.k, q.beta == 0.f)
+                                                                   : nullptr;
+          std::printf("%s,%c%c,%d,%d,%d,%g,%s,%s,%u\n", qname(r), q.ta, r == myblas::Routine::sgemv ? ' ' : q.tb, q.m,
+                      q.n, q.k, double(q.beta), e.kernel ? myblas::entry_choice_name(*e.row) : "cublas",
+                      near ? myblas::entry_choice_name(*near) : "cublas", seed);
+        }
+      }
+    return 0;
   }
   // The library reads the table at its first device call: point it at the one measured here.
   if (quality) setenv("MYBLAS_DISPATCH_TABLE", quality, 1);

@@ -43,8 +43,11 @@ Config load() {
 }
 }  // namespace
 
-const Config& config() {
+std::atomic<const Config*> g_config{nullptr};
+
+const Config& load_config() {
   static const Config c = load();  // thread-safe one-time initialisation
+  g_config.store(&c, std::memory_order_release);
   return c;
 }
 

@@ -1,5 +1,6 @@
 // Run-time settings, read once from MYBLAS_* environment variables (README: "Configuration").
 #pragma once
+#include <atomic>
 #include <string>
 
 namespace myblas {
@@ -38,7 +39,14 @@ bool fault_injected(const char* point);
 // that device only (the host-array pipeline's points: to fail one GPU of a split call).
 bool fault_injected_on(const char* point, int device);
 
-const Config& config();
+// Read once; after the first call, an inline load of one pointer (a call's hot path asks
+// several times).
+const Config& load_config();
+extern std::atomic<const Config*> g_config;
+inline const Config& config() {
+  const Config* c = g_config.load(std::memory_order_acquire);
+  return c ? *c : load_config();
+}
 const char* backend_name(Backend b);
 
 }  // namespace myblas

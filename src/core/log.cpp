@@ -23,7 +23,6 @@ FILE* sink() {
 }
 }  // namespace
 
-bool verbose() { return config().verbose > 0; }
 
 std::string strformat(const char* fmt, ...) {
   char buf[512];

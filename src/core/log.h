@@ -2,9 +2,11 @@
 #pragma once
 #include <string>
 
+#include "core/config.h"
+
 namespace myblas {
 
-bool verbose();
+inline bool verbose() { return config().verbose > 0; }
 // Writes one line (a newline is added) to MYBLAS_LOG or stderr, prefixed "myblas: ".
 void log_line(const std::string& line);
 // printf-style formatting into a std::string.

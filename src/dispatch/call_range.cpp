@@ -15,11 +15,14 @@ nvtxDomainHandle_t domain() {
 }
 }  // namespace
 
+std::atomic<CallRange::State> CallRange::g_state{CallRange::kUnknown};
+
 bool call_ranges_on() { return domain() != nullptr; }
 
-CallRange::CallRange(const char* fmt, ...) {
+bool CallRange::push(const char* fmt, ...) {
   const nvtxDomainHandle_t d = domain();
-  if (!d) return;
+  g_state.store(d ? kOn : kOff, std::memory_order_relaxed);  // (every thread stores the same value)
+  if (!d) return false;
   char name[160];
   va_list ap;
   va_start(ap, fmt);
@@ -31,11 +34,9 @@ CallRange::CallRange(const char* fmt, ...) {
   attr.messageType = NVTX_MESSAGE_TYPE_ASCII;
   attr.message.ascii = name;
   nvtxDomainRangePushEx(d, &attr);
-  pushed_ = true;
+  return true;
 }
 
-CallRange::~CallRange() {
-  if (pushed_) nvtxDomainRangePop(domain());
-}
+void CallRange::pop() { nvtxDomainRangePop(domain()); }
 
 }  // namespace myblas

@@ -7,6 +7,7 @@
 // domain returns null, and then a range is a test of one pointer: no formatting, no call into
 // NVTX (bench/bench_cpu_overhead measures it). Names are formatted only for an attached tool.
 #pragma once
+#include <atomic>
 
 namespace myblas {
 
@@ -15,13 +16,24 @@ bool call_ranges_on();
 
 class CallRange {
  public:
-  // Pushes a range named by printf-style `fmt` when a tool is attached.
-  explicit CallRange(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-  ~CallRange();
+  // Pushes a range named by printf-style `fmt` when a tool is attached. Without one, after the
+  // first call, this is one load and a branch (the arguments are not formatted).
+  template <class... Args>
+  explicit CallRange(const char* fmt, Args... args) {
+    if (g_state.load(std::memory_order_relaxed) != kOff) pushed_ = push(fmt, args...);
+  }
+  ~CallRange() {
+    if (pushed_) pop();
+  }
   CallRange(const CallRange&) = delete;
   CallRange& operator=(const CallRange&) = delete;
 
+  enum State : int { kUnknown, kOff, kOn };
+  static std::atomic<State> g_state;  // kUnknown until the first range asks NVTX
+
  private:
+  static bool push(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+  static void pop();
   bool pushed_ = false;
 };
 

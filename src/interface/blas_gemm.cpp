@@ -6,14 +6,6 @@
 
 namespace myblas {
 
-bool parse_trans(char c, Op* op) {
-  switch (c) {
-    case 'N': case 'n': *op = Op::N; return true;
-    case 'T': case 't': case 'C': case 'c': *op = Op::T; return true;
-    default: return false;
-  }
-}
-
 bool cblas_trans_char(CBLAS_TRANSPOSE t, char* c) {
   switch (t) {
     case CblasNoTrans: *c = 'N'; return true;

@@ -9,7 +9,13 @@
 namespace myblas {
 
 // 'N'/'n' -> N, 'T'/'t'/'C'/'c' -> T; false for anything else.
-bool parse_trans(char c, Op* op);
+inline bool parse_trans(char c, Op* op) {
+  switch (c) {
+    case 'N': case 'n': *op = Op::N; return true;
+    case 'T': case 't': case 'C': case 'c': *op = Op::T; return true;
+    default: return false;
+  }
+}
 // CBLAS enum -> Fortran character; false for an illegal value.
 bool cblas_trans_char(CBLAS_TRANSPOSE t, char* c);
 

@@ -2,8 +2,11 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 #include <strings.h>
+#include <time.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 
@@ -60,26 +63,39 @@ void builtin_sgemv(const char* t, const int* pm, const int* pn, const float* alp
   }
 }
 
-// Calls hold this shared; the fork's prepare handler takes it exclusively (writers preferred, so
-// threads that keep calling cannot starve a fork), the parent releases it, and the child, the
-// only thread left and not the one whose id the lock holds, starts from a fresh lock.
-pthread_rwlock_t g_fork_lock;
+// Calls in flight, and forks waiting for them to end. A call counts itself in and then looks
+// for a waiting fork (stepping back out to wait if there is one); the fork's prepare handler
+// counts itself in and then waits for the calls to drain. Sequentially consistent on both sides,
+// so one of the two always sees the other. A shared pthread rwlock did the same at three times
+// the cost, a tenth of the library's own cost on a 64 x 64 SGEMV.
+std::atomic<int> g_calls{0}, g_forks{0};
 
-void init_fork_lock() {
-  pthread_rwlockattr_t attr;
-  pthread_rwlockattr_init(&attr);
-  pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-  pthread_rwlock_init(&g_fork_lock, &attr);
-  pthread_rwlockattr_destroy(&attr);
+// Waits while `busy` says so: yields at first, then sleeps (a fork may wait on a long call).
+template <class Busy>
+void wait_while(Busy busy) {
+  for (int round = 0; busy(); ++round) {
+    if (round < 100) {
+      sched_yield();
+    } else {
+      const timespec pause{0, 100 * 1000};
+      nanosleep(&pause, nullptr);
+    }
+  }
+}
+
+void fork_prepare() {
+  g_forks.fetch_add(1);
+  wait_while([] { return g_calls.load() != 0; });
+}
+void fork_parent() { g_forks.fetch_sub(1); }
+void fork_child() {  // the only thread left: no call is in flight in it
+  g_calls.store(0);
+  g_forks.store(0);
 }
 
 // Registered after the CPU BLAS was loaded: prepare handlers run in reverse order, so this one
 // (no call in flight any more) runs before OpenBLAS's own, which stops its thread pool.
-void register_fork_guard() {
-  init_fork_lock();
-  pthread_atfork([] { pthread_rwlock_wrlock(&g_fork_lock); }, [] { pthread_rwlock_unlock(&g_fork_lock); },
-                 init_fork_lock);
-}
+void register_fork_guard() { pthread_atfork(fork_prepare, fork_parent, fork_child); }
 
 using InCall = CpuBlas::Call;
 
@@ -224,8 +240,15 @@ CpuBlas load() {
 
 }  // namespace
 
-CpuBlas::Call::Call() { pthread_rwlock_rdlock(&g_fork_lock); }
-CpuBlas::Call::~Call() { pthread_rwlock_unlock(&g_fork_lock); }
+CpuBlas::Call::Call() {
+  while (true) {
+    g_calls.fetch_add(1);
+    if (g_forks.load() == 0) return;
+    g_calls.fetch_sub(1);  // a fork is waiting: let it go first
+    wait_while([] { return g_forks.load(std::memory_order_relaxed) != 0; });
+  }
+}
+CpuBlas::Call::~Call() { g_calls.fetch_sub(1, std::memory_order_release); }
 
 const CpuBlas& cpu_blas() {
   static const CpuBlas cb = [] {

@@ -1,0 +1,224 @@
+/*
+ * bench_cpu_overhead: the library's own cost on a host-array call that stays on the CPU, paired
+ * with the CPU BLAS alone in one process.
+ *
+ * The program is linked with libmyblas (sgemm_, sgemv_, dgemm_ and dgemv_ resolve to it) and
+ * dlopens libopenblas.so.0 itself, before the library's first call, so both sides run OpenBLAS's
+ * same kernels on the same data (the library finds OpenBLAS loaded and keeps its choice of
+ * kernels). Samples alternate between the two sides (which goes first alternates too), each
+ * sample lasting about 50 us of calls; per shape the median per-call time of each side, the
+ * median of the per-sample ratios OpenBLAS/myblas (> 0.90 for 64^2 SGEMV and > 0.98 for 64^3
+ * SGEMM are the targets), and added_ns = myblas - OpenBLAS per call.
+ *
+ * Then the cost of what wraps every call without a tool attached (NVTX ranges; printed by the
+ * probe_call_range program, bench/probes/probe_call_range.cpp, which this program does not run).
+ *
+ * Output: '#' lines (date, host, CPU, revision, command), then CSV
+ *   routine,trans,m,n,k,myblas_ns,openblas_ns,added_ns,ratio_median,ratio_q1,ratio_q3,samples
+ * usage: bench_cpu_overhead [--samples S] [--threads T]
+ *   --threads T sets OpenBLAS's thread count for both sides (openblas_set_num_threads), default 1:
+ *   a one-thread call shows the library's cost most plainly; the paired ratio holds for any T.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "myblas.h"
+
+#ifndef MYBLAS_GIT_REV
+#define MYBLAS_GIT_REV "unknown"
+#endif
+
+typedef void (*sgemm_t)(const char *, const char *, const int *, const int *, const int *, const float *,
+                        const float *, const int *, const float *, const int *, const float *, float *,
+                        const int *);
+typedef void (*sgemv_t)(const char *, const int *, const int *, const float *, const float *, const int *,
+                        const float *, const int *, const float *, float *, const int *);
+typedef void (*dgemm_t)(const char *, const char *, const int *, const int *, const int *, const double *,
+                        const double *, const int *, const double *, const int *, const double *, double *,
+                        const int *);
+typedef void (*dgemv_t)(const char *, const int *, const int *, const double *, const double *, const int *,
+                        const double *, const int *, const double *, double *, const int *);
+
+static double now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e9 + t.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double quantile(double *v, int n, double q) {
+  qsort(v, (size_t)n, sizeof *v, cmp);
+  return v[(int)(q * (n - 1) + 0.5)];
+}
+
+/* One shape: the two sides as callbacks that run `calls` calls. */
+typedef void (*run_t)(int side, int calls);
+
+static sgemm_t ob_sgemm;
+static sgemv_t ob_sgemv;
+static dgemm_t ob_dgemm;
+static dgemv_t ob_dgemv;
+static int g_m, g_n, g_k;
+static char g_ta = 'N', g_tb = 'N';
+static float *fa, *fb, *fc;
+static double *da, *db, *dc;
+
+static void run_sgemm(int side, int calls) {
+  const float alpha = 1.f, beta = 0.5f;
+  const int lda = g_ta == 'N' ? g_m : g_k, ldb = g_tb == 'N' ? g_k : g_n;
+  for (int i = 0; i < calls; ++i)
+    (side ? ob_sgemm : sgemm_)(&g_ta, &g_tb, &g_m, &g_n, &g_k, &alpha, fa, &lda, fb, &ldb, &beta, fc, &g_m);
+}
+static void run_sgemv(int side, int calls) {
+  const float alpha = 1.f, beta = 0.5f;
+  const int one = 1;
+  for (int i = 0; i < calls; ++i) (side ? ob_sgemv : sgemv_)(&g_ta, &g_m, &g_n, &alpha, fa, &g_m, fb, &one, &beta, fc, &one);
+}
+static void run_dgemm(int side, int calls) {
+  const double alpha = 1.0, beta = 0.5;
+  for (int i = 0; i < calls; ++i)
+    (side ? ob_dgemm : dgemm_)(&g_ta, &g_tb, &g_m, &g_n, &g_k, &alpha, da, &g_m, db, &g_k, &beta, dc, &g_m);
+}
+static void run_dgemv(int side, int calls) {
+  const double alpha = 1.0, beta = 0.5;
+  const int one = 1;
+  for (int i = 0; i < calls; ++i) (side ? ob_dgemv : dgemv_)(&g_ta, &g_m, &g_n, &alpha, da, &g_m, db, &one, &beta, dc, &one);
+}
+
+static void fill(void) {
+  unsigned s = 12345u;
+  const size_t n = (size_t)1 << 20;
+  for (size_t i = 0; i < n; ++i) {
+    s = s * 1664525u + 1013904223u;
+    const float v = ((float)(s >> 8) / 16777216.f) * 2.f - 1.f; /* [-1, 1) */
+    fa[i] = fb[i] = fc[i] = v != 0.f ? v : 0.5f;
+    da[i] = db[i] = dc[i] = v != 0.f ? v : 0.5;
+  }
+}
+
+static void pair(const char *routine, run_t run, int samples) {
+  /* Calls per sample: about 50 us of the CPU BLAS's calls. */
+  run(1, 50);
+  run(0, 50);
+  double t0 = now_ns();
+  run(1, 200);
+  const double per = (now_ns() - t0) / 200;
+  int calls = (int)(50e3 / (per > 1 ? per : 1));
+  if (calls < 3) calls = 3;
+  double *mine = malloc(sizeof(double) * (size_t)samples), *ob = malloc(sizeof(double) * (size_t)samples),
+         *ratio = malloc(sizeof(double) * (size_t)samples);
+  for (int s = 0; s < samples; ++s) {
+    for (int j = 0; j < 2; ++j) {
+      const int side = (s + j) & 1;
+      t0 = now_ns();
+      run(side, calls);
+      const double t = (now_ns() - t0) / calls;
+      if (side) ob[s] = t;
+      else mine[s] = t;
+    }
+    ratio[s] = ob[s] / mine[s];
+  }
+  const double rq1 = quantile(ratio, samples, 0.25), rmed = quantile(ratio, samples, 0.5),
+               rq3 = quantile(ratio, samples, 0.75);
+  const double mm = quantile(mine, samples, 0.5), om = quantile(ob, samples, 0.5);
+  printf("%s,%c%c,%d,%d,%d,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f,%d\n", routine, g_ta, routine[4] == 'm' ? g_tb : ' ', g_m,
+         g_n, g_k, mm, om, mm - om, rmed, rq1, rq3, samples);
+  fflush(stdout);
+  free(mine);
+  free(ob);
+  free(ratio);
+}
+
+int main(int argc, char **argv) {
+  int samples = 301, threads = 1;
+  for (int a = 1; a < argc; ++a) {
+    if (!strcmp(argv[a], "--samples") && a + 1 < argc) samples = atoi(argv[++a]) > 4 ? atoi(argv[a]) : 5;
+    else if (!strcmp(argv[a], "--threads") && a + 1 < argc) threads = atoi(argv[++a]);
+    else {
+      fprintf(stderr, "usage: bench_cpu_overhead [--samples S] [--threads T]\n");
+      return 2;
+    }
+  }
+  void *h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    fprintf(stderr, "bench_cpu_overhead: cannot load libopenblas.so.0: %s\n", dlerror());
+    return 2;
+  }
+  ob_sgemm = (sgemm_t)dlsym(h, "sgemm_");
+  ob_sgemv = (sgemv_t)dlsym(h, "sgemv_");
+  ob_dgemm = (dgemm_t)dlsym(h, "dgemm_");
+  ob_dgemv = (dgemv_t)dlsym(h, "dgemv_");
+  void (*set_threads)(int) = (void (*)(int))dlsym(h, "openblas_set_num_threads");
+  if (!ob_sgemm || !ob_sgemv || !ob_dgemm || !ob_dgemv) {
+    fprintf(stderr, "bench_cpu_overhead: OpenBLAS lacks a routine\n");
+    return 2;
+  }
+  if (set_threads && threads > 0) set_threads(threads);
+  fa = malloc(4u << 20);
+  fb = malloc(4u << 20);
+  fc = malloc(4u << 20);
+  da = malloc(8u << 20);
+  db = malloc(8u << 20);
+  dc = malloc(8u << 20);
+  fill();
+
+  char cpu[256] = "?";
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (f) {
+    char line[512];
+    while (fgets(line, sizeof line, f))
+      if (!strncmp(line, "model name", 10)) {
+        const char *c = strchr(line, ':');
+        snprintf(cpu, sizeof cpu, "%s", c ? c + 2 : line);
+        cpu[strcspn(cpu, "\n")] = 0;
+        break;
+      }
+    fclose(f);
+  }
+  struct utsname u;
+  uname(&u);
+  time_t now = time(NULL);
+  char date[64];
+  strftime(date, sizeof date, "%Y-%m-%dT%H:%MZ", gmtime(&now));
+  printf("# bench_cpu_overhead: libmyblas %s (rev %s) host-array calls on the CPU path beside OpenBLAS alone,"
+         " one process\n", myblas_version(), MYBLAS_GIT_REV);
+  printf("# date %s; host %s (%s, %ld CPUs online); GPU usable: %s; OpenBLAS threads %d; MYBLAS_BACKEND=%s\n", date,
+         u.nodename, cpu, sysconf(_SC_NPROCESSORS_ONLN), myblas_gpu_available() ? "yes" : "no", threads,
+         getenv("MYBLAS_BACKEND") ? getenv("MYBLAS_BACKEND") : "(unset: auto)");
+  printf("# command:");
+  for (int a = 0; a < argc; ++a) printf(" %s", argv[a]);
+  printf("\n# per shape: %d alternating samples of ~50 us each side; *_ns: median per-call time; ratio = OpenBLAS/myblas"
+         " per sample (median, quartiles); alpha 1, beta 0.5, random data in [-1, 1]\n", samples);
+  printf("routine,trans,m,n,k,myblas_ns,openblas_ns,added_ns,ratio_median,ratio_q1,ratio_q3,samples\n");
+  const int sq[] = {64, 128};
+  for (int i = 0; i < 2; ++i) {
+    g_m = g_n = sq[i];
+    g_k = 0;
+    g_ta = 'N';
+    pair("sgemv", run_sgemv, samples);
+    g_ta = 'T';
+    pair("sgemv", run_sgemv, samples);
+  }
+  g_ta = g_tb = 'N';
+  g_m = g_n = g_k = 64;
+  pair("sgemm", run_sgemm, samples);
+  g_m = 127;
+  g_n = 129;
+  g_k = 131;
+  pair("sgemm", run_sgemm, samples);
+  g_m = g_n = 64;
+  g_k = 0;
+  pair("dgemv", run_dgemv, samples);
+  g_k = 64;
+  pair("dgemm", run_dgemm, samples);
+  return 0;
+}
