@@ -27,7 +27,8 @@
 // --offgrid=TABLE [--seeds=1,2] [--count=16] [--only=sgemm,...]: the same measurement on shapes
 // off the table's rows: per seed, `count` SGEMM and SGEMV shapes, 2/3 as many HGEMM, 1/3 as many
 // DGEMM and ZGEMM (at least 4; the generic path, beside cublasDgemm/cublasZgemm), each dimension
-// log-uniform, every transpose, beta 0 and 1 (offgrid_shapes). Ends with one "# offgrid summary"
+// log-uniform, every transpose, beta 0 and 1 (offgrid_shapes), then the --extra=routine:trans:m:n:k:beta,...
+// shapes. Ends with one "# offgrid summary"
 // line per routine: auto within 5% of the fastest path, and the lowest cuBLAS/auto ratio.
 // bench/offgrid_report.py turns the output into a report.
 #include <cublas_v2.h>
@@ -663,6 +664,25 @@ std::vector<QShape> quality_shapes(const myblas::DispatchTable& t, const std::st
 // 8 (SGEMV: 4) covers each equally. Fixed seeds: the same shapes in every run.
 std::vector<unsigned> g_seeds;
 int g_offgrid_count = 16;
+std::vector<std::string> g_extra;  // --extra: routine:trans:m:n:k:beta shapes run after the drawn ones
+
+// One --extra shape ("sgemv:N:3000:7000:0:1", "sgemm:NN:4096:4096:256:0"); false if malformed.
+bool parse_extra(const std::string& text, QShape* q) {
+  char routine[16] = "", trans[4] = "";
+  int m = 0, n = 0, k = 0;
+  float beta = 0;
+  if (std::sscanf(text.c_str(), "%15[a-z]:%3[NT]:%d:%d:%d:%f", routine, trans, &m, &n, &k, &beta) != 6 || m < 1 ||
+      n < 1 || k < 0)
+    return false;
+  for (myblas::Routine r : {myblas::Routine::sgemm, myblas::Routine::sgemv, myblas::Routine::hgemm, kDgemm, kZgemm})
+    if (std::string(routine) == qname(r)) {
+      const bool gemv = r == myblas::Routine::sgemv;
+      if (gemv != (k == 0) || std::strlen(trans) != (gemv ? 1u : 2u)) return false;
+      *q = {r, trans[0], gemv ? 'N' : trans[1], m, n, k, beta, 100.0};
+      return true;
+    }
+  return false;
+}
 
 std::vector<QShape> offgrid_shapes(const myblas::DispatchTable& t, myblas::Routine r, unsigned seed, int count) {
   using myblas::Routine;
@@ -771,6 +791,14 @@ int run_quality(const char* table_path, const std::string& only, int argc, char*
                                                         : g_offgrid_count;
         for (const QShape& q : offgrid_shapes(table, r, seed, count)) shapes.push_back(q);
       }
+    for (const std::string& e : g_extra) {
+      QShape q;
+      if (!parse_extra(e, &q)) {
+        std::fprintf(stderr, "bench_blas: --extra shape '%s' is not routine:trans:m:n:k:beta\n", e.c_str());
+        return 2;
+      }
+      shapes.push_back(q);
+    }
   }
   for (const QShape& q : shapes) bench_quality_shape(hs, hh, table, q, fsrc, hsrc);
   std::printf("# quality: routine,trans,m,n,k,beta,auto_path,table_choice,agrees,auto_us,best_path,best_us,"
@@ -816,7 +844,11 @@ int main(int argc, char** argv) {
     } else if (!std::strncmp(argv[i], "--seeds=", 8)) {
       g_seeds.clear();
       for (const std::string& v : bench::split_list(argv[i] + 8)) g_seeds.push_back(unsigned(std::stoul(v)));
-    } else if (!std::strncmp(argv[i], "--count=", 8)) g_offgrid_count = std::max(1, std::atoi(argv[i] + 8));
+    } else if (!std::strncmp(argv[i], "--count=", 8)) {
+      g_offgrid_count = std::max(1, std::atoi(argv[i] + 8));
+    } else if (!std::strncmp(argv[i], "--extra=", 8)) {
+      g_extra = bench::split_list(argv[i] + 8);
+    }
   }
   if (list && quality && !g_seeds.empty()) {  // --list: the off-grid shapes and the rule's choice, no GPU needed
     myblas::DispatchTable table;

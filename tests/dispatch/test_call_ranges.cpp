@@ -3,9 +3,11 @@
 // named by routine, options and shape, one inside it per path tried, every push popped, the
 // nesting right. Runs on whatever path the machine has (the CPU in CI; with a GPU the device
 // calls show their GPU path).
+#include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <random>
 #include <sstream>
@@ -73,6 +75,46 @@ TEST(CallRanges, EveryCallIsARangeNamedByRoutineShapeAndPath) {
   expect_call(1, "sgemm NT 17x19x23 beta=0.5");
   expect_call(5, "sgemv N 17x23 beta=0.5");
   expect_call(9, "dsyrk LUNNN 17x17x23");
+}
+
+// Device operands on a GPU: the path range names the kernel or cuBLAS (the measured table's
+// rows: SGEMM 16 x 4096 x 4096 on skinny_r16, 1024^3 on cuBLAS).
+TEST(CallRanges, DeviceCallsNameTheirGpuPath) {
+  if (!myblas_gpu_available()) GTEST_SKIP() << "no CUDA device: device-operand calls need one";
+  std::mt19937_64 rng(mbtest::test_seed() + 1);
+  const size_t before = record().size();
+  struct Case {
+    int m, n, k;
+    const char* path_prefix;
+  };
+  const Case cases[] = {{16, 4096, 4096, "1 kernels:"}, {1024, 1024, 1024, "1 cublas"}};
+  for (const Case& c : cases) {
+    float *a, *b, *d;
+    ASSERT_EQ(cudaMalloc(&a, size_t(c.m) * c.k * 4), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&b, size_t(c.k) * c.n * 4), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&d, size_t(c.m) * c.n * 4), cudaSuccess);
+    std::vector<float> h = random_floats(size_t(c.k) * std::max(c.m, c.n), rng);
+    cudaMemcpy(a, h.data(), size_t(c.m) * c.k * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(b, h.data(), size_t(c.k) * c.n * 4, cudaMemcpyHostToDevice);
+    const float alpha = 1.f, beta = 0.f;
+    sgemm_("N", "N", &c.m, &c.n, &c.k, &alpha, a, &c.m, b, &c.k, &beta, d, &c.m);
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(d);
+  }
+  const std::vector<std::string> log = record();
+  std::string text;
+  for (size_t i = before; i < log.size(); ++i) text += log[i] + "\n";
+  ASSERT_EQ(log.size(), before + 8) << text;
+  for (size_t c = 0; c < 2; ++c) {
+    const size_t at = before + 4 * c;
+    EXPECT_EQ(log[at], "0 sgemm NN " + std::to_string(cases[c].m) + "x" + std::to_string(cases[c].n) + "x" +
+                           std::to_string(cases[c].k) + " beta=0")
+        << text;
+    EXPECT_EQ(log[at + 1].rfind(cases[c].path_prefix, 0), 0u) << text;
+    EXPECT_EQ(log[at + 2], "pop 1") << text;
+    EXPECT_EQ(log[at + 3], "pop 0") << text;
+  }
 }
 
 }  // namespace
