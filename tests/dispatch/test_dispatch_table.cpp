@@ -168,11 +168,18 @@ void expect_same(const TableEntry& e, const Row& r, int line, const std::string&
 
 // What a valid entry must satisfy, whatever text it came from.
 void expect_valid(const TableEntry& e, const std::string& where) {
-  ASSERT_TRUE(e.routine == Routine::sgemm || e.routine == Routine::sgemv || e.routine == Routine::hgemm) << where;
+  ASSERT_LT(int(e.routine), myblas::kRoutineCount) << where;
+  ASSERT_STRNE(routine_name(e.routine), "?") << where;
+  const bool generic = int(e.routine) >= myblas::kFirstGenericRoutine;  // no kernels, one row per shape for every option
+  const bool gemv = std::string(routine_name(e.routine)).substr(1) == "gemv";
   EXPECT_GE(e.m, 1) << where;
   EXPECT_GE(e.n, 1) << where;
-  if (e.routine == Routine::sgemv) EXPECT_EQ(e.k, 0) << where;
+  if (gemv) EXPECT_EQ(e.k, 0) << where;
   else EXPECT_GE(e.k, 1) << where;
+  if (generic) {
+    EXPECT_NE(e.path, Path::kernels) << where;
+    EXPECT_TRUE(e.ta == Op::N && e.tb == Op::N) << where;
+  }
   EXPECT_TRUE(e.mem == Mem::host || e.mem == Mem::device) << where;
   EXPECT_TRUE(e.beta == '0' || e.beta == '1' || e.beta == '*') << where;
   if (e.mem == Mem::host) EXPECT_TRUE(e.path == Path::cpu || e.path == Path::cublas) << where;
