@@ -23,56 +23,6 @@ float uniform(std::mt19937_64& rng) {
   return v;
 }
 
-Matrix::Matrix(int r, int c, int l, std::mt19937_64& rng) : rows(r), cols(c), ld(l) {
-  buf.assign(size_t(kPad) * 2 + size_t(ld) * size_t(cols), kGuard);
-  for (int j = 0; j < cols; ++j)
-    for (int i = 0; i < rows; ++i) at(i, j) = uniform(rng);
-}
-
-void Matrix::fill_nan() {
-  for (int j = 0; j < cols; ++j)
-    for (int i = 0; i < rows; ++i) at(i, j) = std::numeric_limits<float>::quiet_NaN();
-}
-
-int64_t Matrix::damaged_guards() const {
-  int64_t bad = 0;
-  for (int i = 0; i < kPad; ++i) {
-    bad += buf[size_t(i)] != kGuard;
-    bad += buf[buf.size() - 1 - size_t(i)] != kGuard;
-  }
-  for (int j = 0; j < cols; ++j)
-    for (int i = rows; i < ld; ++i) bad += at(i, j) != kGuard;
-  return bad;
-}
-
-Vector::Vector(int n, int increment, std::mt19937_64& rng) : len(n), inc(increment) {
-  const int64_t step = inc < 0 ? -int64_t(inc) : inc;
-  const size_t span = len > 0 ? size_t((len - 1) * step + 1) : 0;
-  buf.assign(size_t(kPad) * 2 + span, kGuard);
-  for (int i = 0; i < len; ++i) at(i) = uniform(rng);
-}
-
-float& Vector::at(int i) {
-  const int64_t step = inc < 0 ? -int64_t(inc) : inc;
-  const int64_t pos = inc > 0 ? int64_t(i) * step : int64_t(len - 1 - i) * step;
-  return data()[pos];
-}
-
-void Vector::fill_nan() {
-  for (int i = 0; i < len; ++i) at(i) = std::numeric_limits<float>::quiet_NaN();
-}
-
-int64_t Vector::damaged_guards() const {
-  const int64_t step = inc < 0 ? -int64_t(inc) : inc;
-  int64_t bad = 0;
-  for (size_t p = 0; p < buf.size(); ++p) {
-    const int64_t off = int64_t(p) - kPad;
-    const bool element = off >= 0 && off < int64_t(len) * step && off % step == 0;
-    if (!element) bad += buf[p] != kGuard;
-  }
-  return bad;
-}
-
 Worst compare(const float* got, int64_t ldg, const float* want, int64_t ldw,
               const std::vector<double>& scale, int m, int n, double eps_factor) {
   Worst w;

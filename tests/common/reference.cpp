@@ -17,6 +17,7 @@ struct Ref {
   sgemm_t gemm = nullptr;
   sgemv_t gemv = nullptr;
   const char* name = "libopenblas.so.0";
+  void* handle = nullptr;
 };
 
 const Ref& ref() {
@@ -27,6 +28,7 @@ const Ref& ref() {
       std::fprintf(stderr, "test reference: cannot load %s: %s\n", x.name, dlerror());
       std::abort();
     }
+    x.handle = h;
     x.gemm = reinterpret_cast<sgemm_t>(dlsym(h, "sgemm_"));
     x.gemv = reinterpret_cast<sgemv_t>(dlsym(h, "sgemv_"));
     if (!x.gemm || !x.gemv) std::abort();
@@ -44,6 +46,15 @@ void ref_sgemm(char ta, char tb, int m, int n, int k, float alpha, const float* 
 void ref_sgemv(char t, int m, int n, float alpha, const float* a, int lda, const float* x,
                int incx, float beta, float* y, int incy) {
   ref().gemv(&t, &m, &n, &alpha, a, &lda, x, &incx, &beta, y, &incy);
+}
+
+void* ref_symbol(const char* name) {
+  void* f = dlsym(ref().handle, name);
+  if (!f) {
+    std::fprintf(stderr, "test reference: %s lacks %s\n", ref().name, name);
+    std::abort();
+  }
+  return f;
 }
 
 const char* ref_name() { return ref().name; }

@@ -79,12 +79,12 @@ std::string backend_env() {
   return b;
 }
 
-::testing::AssertionResult path_ok(bool quick_return, bool device_operands) {
+::testing::AssertionResult path_ok(bool quick_return, bool device_operands, bool cpu_only) {
   const std::string got = myblas_last_path();
   const std::string b = backend_env();
   std::vector<std::string> allowed;
   if (quick_return) allowed = {"none"};
-  else if (b == "cpu" || !myblas_gpu_available()) allowed = {"cpu"};
+  else if (b == "cpu" || cpu_only || !myblas_gpu_available()) allowed = {"cpu"};
   else if (b == "cublas") allowed = {"cublas"};
   else if (b == "kernels") {
     // Routines with kernels of ours must take them (the ctest entry says so); the others run

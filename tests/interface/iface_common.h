@@ -9,6 +9,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/data.h"
@@ -45,7 +46,8 @@ struct HalfMatrix {
 };
 
 uint16_t random_half(std::mt19937_64& rng);
-inline float value(const mbtest::Matrix& s, int i, int j) { return s.at(i, j); }
+template <class T>
+T value(const mbtest::MatrixOf<T>& s, int i, int j) { return s.at(i, j); }
 inline float value(const HalfMatrix& s, int i, int j) { return myblas_half_to_float(s.at(i, j)); }
 
 // A logical rows x cols matrix stored column-major, or row-major (then the storage is the
@@ -59,10 +61,13 @@ struct Operand {
       : rows(r), cols(c), row(row_major),
         s(row ? c : r, row ? r : c, (row ? (c > 1 ? c : 1) : (r > 1 ? r : 1)) + pad, rng) {}
   int ld() const { return s.ld; }
-  float get(int i, int j) const { return row ? value(s, j, i) : value(s, i, j); }
+  using Value = decltype(value(std::declval<const Store&>(), 0, 0));  // float for binary16
+  Value get(int i, int j) const { return row ? value(s, j, i) : value(s, i, j); }
+  // The stored element of logical (i, j).
+  auto& at(int i, int j) { return row ? s.at(j, i) : s.at(i, j); }
   // Dense column-major copy (leading dimension max(1, rows)), at least one element.
-  std::vector<float> logical() const {
-    std::vector<float> v(size_t(rows) * size_t(cols) + 1, 0.f);
+  std::vector<Value> logical() const {
+    std::vector<Value> v(size_t(rows) * size_t(cols) + 1, Value(0));
     for (int j = 0; j < cols; ++j)
       for (int i = 0; i < rows; ++i) v[size_t(i) + size_t(j) * rows] = get(i, j);
     return v;
@@ -93,8 +98,9 @@ class DeviceMirror {
 };
 
 std::string backend_env();  // MYBLAS_BACKEND, lower case ("" when unset)
-// Checks myblas_last_path() against what the dispatch rules promise for this call.
-::testing::AssertionResult path_ok(bool quick_return, bool device_operands);
+// Checks myblas_last_path() against what the dispatch rules promise for this call. `cpu_only`:
+// a call only the CPU path runs (row-major CBLAS ConjTrans GEMV of complex data).
+::testing::AssertionResult path_ok(bool quick_return, bool device_operands, bool cpu_only = false);
 
 // Context every failure message carries.
 std::string run_context();
