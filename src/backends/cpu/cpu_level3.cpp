@@ -139,7 +139,8 @@ void host_run(const BlasProblem& p, const void* a, int64_t lda, const void* b, i
                      (p.family != Family::gemv ||
                       (fits(p.b_rows() * (ldb < 0 ? -ldb : ldb)) && fits(p.c_rows() * (ldc < 0 ? -ldc : ldc))));
   if (!fn || !int32) {
-    if (!fn)
+    // With no CPU BLAS loaded at all, loading it already warned that the built-in loops run.
+    if (!fn && cpu_blas().name != "built-in")
       warn_once(std::string("cpu-lacks:") + routine_name(p.routine()),
                 std::string("the CPU BLAS (") + cpu_blas().name + ") lacks " + routine_name(p.routine()) +
                     "; running it with myblas's built-in loops, which are slow");
