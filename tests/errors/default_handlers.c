@@ -22,6 +22,14 @@ int main(void) {
    * swapped) and its cblas_xerbla maps it back to the user's position, 4. */
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, -1, 2, 2, 1.f, a, 2, b, 2, 0.f, c, 2);
 
+  /* The same remapping for SYMM/HEMM (M 4 <-> N 5) and TRMM/TRSM (M 6 <-> N 7): row-major N < 0
+   * arrives as 4 and 6 and is printed as the user's 5 and 7. */
+  {
+    double da[16] = {0}, db[16] = {0}, dc[16] = {0};
+    cblas_dsymm(CblasRowMajor, CblasLeft, CblasUpper, 2, -1, 1.0, da, 2, db, 2, 0.0, dc, 2);
+    cblas_ztrsm(CblasRowMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, 2, -1, da, da, 2, db, 2);
+  }
+
   printf("still running\n");
   return 0;
 }

@@ -23,19 +23,12 @@
 #include <vector>
 
 #include "common/data.h"
+#include "errors_capture.h"
 #include "myblas.h"
 
 // ---- the handlers under test's control -------------------------------------------------
 
-namespace {
-
-struct Report {
-  bool cblas = false;    // cblas_xerbla (true) or xerbla_ (false)
-  std::string routine;   // srname with its hidden length, or rout
-  int srname_len = 0;    // xerbla_ only: the hidden CHARACTER length passed
-  int info = 0;
-  std::string message;   // cblas_xerbla only: form formatted with its arguments
-};
+namespace errtest {
 
 std::mutex g_mutex;
 std::vector<Report> g_reports;
@@ -47,7 +40,12 @@ std::vector<Report> take_reports() {
   return r;
 }
 
-}  // namespace
+}  // namespace errtest
+
+using errtest::Report;
+using errtest::g_mutex;
+using errtest::g_reports;
+using errtest::take_reports;
 
 extern "C" void xerbla_(const char* srname, const int* info, int srname_len) {
   Report r;

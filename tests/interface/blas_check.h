@@ -181,9 +181,14 @@ void fortran_call(void* fn, Fam f, const Args<T>& g) {
   }
 }
 
-inline CBLAS_SIDE cblas_side(char c) { return std::toupper(c) == 'L' ? CblasLeft : CblasRight; }
-inline CBLAS_UPLO cblas_uplo(char c) { return std::toupper(c) == 'U' ? CblasUpper : CblasLower; }
-inline CBLAS_DIAG cblas_diag(char c) { return std::toupper(c) == 'U' ? CblasUnit : CblasNonUnit; }
+// Option character -> CBLAS enum; any other character is passed as its own (illegal) value,
+// which the argument-error tests use.
+inline CBLAS_TRANSPOSE cb_trans(char c) {
+  return c == 'N' ? CblasNoTrans : c == 'T' ? CblasTrans : c == 'C' ? CblasConjTrans : CBLAS_TRANSPOSE(c);
+}
+inline CBLAS_SIDE cb_side(char c) { return c == 'L' ? CblasLeft : c == 'R' ? CblasRight : CBLAS_SIDE(c); }
+inline CBLAS_UPLO cb_uplo(char c) { return c == 'U' ? CblasUpper : c == 'L' ? CblasLower : CBLAS_UPLO(c); }
+inline CBLAS_DIAG cb_diag(char c) { return c == 'U' ? CblasUnit : c == 'N' ? CblasNonUnit : CBLAS_DIAG(c); }
 
 // A CBLAS call through `fn` (I = int or int64_t), arguments as the user writes them.
 template <class T, class I>
@@ -192,7 +197,7 @@ void cblas_call(void* fn, Fam f, CBLAS_LAYOUT layout, const Args<T>& g) {
   using S = CScalar<T>;
   const I m = I(g.m), n = I(g.n), k = I(g.k), lda = I(g.lda), ldb = I(g.ldb), ldc = I(g.ldc);
   const R ra = std::real(g.alpha), rb = std::real(g.beta);
-  const CBLAS_TRANSPOSE ta = cblas_trans(g.ta), tb = cblas_trans(g.tb);
+  const CBLAS_TRANSPOSE ta = cb_trans(g.ta), tb = cb_trans(g.tb);
   switch (f) {
     case Fam::gemm:
       reinterpret_cast<void (*)(CBLAS_LAYOUT, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, I, I, I, S, const T*, I, const T*, I,
@@ -205,30 +210,30 @@ void cblas_call(void* fn, Fam f, CBLAS_LAYOUT layout, const Args<T>& g) {
       break;
     case Fam::symm: case Fam::hemm:
       reinterpret_cast<void (*)(CBLAS_LAYOUT, CBLAS_SIDE, CBLAS_UPLO, I, I, S, const T*, I, const T*, I, S, T*, I)>(
-          fn)(layout, cblas_side(g.side), cblas_uplo(g.uplo), m, n, cs(g.alpha), g.a, lda, g.b, ldb, cs(g.beta), g.c,
+          fn)(layout, cb_side(g.side), cb_uplo(g.uplo), m, n, cs(g.alpha), g.a, lda, g.b, ldb, cs(g.beta), g.c,
               ldc);
       break;
     case Fam::syrk:
       reinterpret_cast<void (*)(CBLAS_LAYOUT, CBLAS_UPLO, CBLAS_TRANSPOSE, I, I, S, const T*, I, S, T*, I)>(fn)(
-          layout, cblas_uplo(g.uplo), ta, n, k, cs(g.alpha), g.a, lda, cs(g.beta), g.c, ldc);
+          layout, cb_uplo(g.uplo), ta, n, k, cs(g.alpha), g.a, lda, cs(g.beta), g.c, ldc);
       break;
     case Fam::herk:
       reinterpret_cast<void (*)(CBLAS_LAYOUT, CBLAS_UPLO, CBLAS_TRANSPOSE, I, I, R, const T*, I, R, T*, I)>(fn)(
-          layout, cblas_uplo(g.uplo), ta, n, k, ra, g.a, lda, rb, g.c, ldc);
+          layout, cb_uplo(g.uplo), ta, n, k, ra, g.a, lda, rb, g.c, ldc);
       break;
     case Fam::syr2k:
       reinterpret_cast<void (*)(CBLAS_LAYOUT, CBLAS_UPLO, CBLAS_TRANSPOSE, I, I, S, const T*, I, const T*, I, S, T*,
-                                I)>(fn)(layout, cblas_uplo(g.uplo), ta, n, k, cs(g.alpha), g.a, lda, g.b, ldb,
+                                I)>(fn)(layout, cb_uplo(g.uplo), ta, n, k, cs(g.alpha), g.a, lda, g.b, ldb,
                                         cs(g.beta), g.c, ldc);
       break;
     case Fam::her2k:
       reinterpret_cast<void (*)(CBLAS_LAYOUT, CBLAS_UPLO, CBLAS_TRANSPOSE, I, I, S, const T*, I, const T*, I, R, T*,
-                                I)>(fn)(layout, cblas_uplo(g.uplo), ta, n, k, cs(g.alpha), g.a, lda, g.b, ldb, rb, g.c,
+                                I)>(fn)(layout, cb_uplo(g.uplo), ta, n, k, cs(g.alpha), g.a, lda, g.b, ldb, rb, g.c,
                                         ldc);
       break;
     case Fam::trmm: case Fam::trsm:
       reinterpret_cast<void (*)(CBLAS_LAYOUT, CBLAS_SIDE, CBLAS_UPLO, CBLAS_TRANSPOSE, CBLAS_DIAG, I, I, S, const T*,
-                                I, T*, I)>(fn)(layout, cblas_side(g.side), cblas_uplo(g.uplo), ta, cblas_diag(g.diag),
+                                I, T*, I)>(fn)(layout, cb_side(g.side), cb_uplo(g.uplo), ta, cb_diag(g.diag),
                                                m, n, cs(g.alpha), g.a, lda, g.c, ldc);
       break;
   }
