@@ -14,7 +14,8 @@ namespace {
 thread_local bool t_cblas_row_major = false;
 
 // The reference CBLAS passes the parameter number of the Fortran call it makes, which
-// for row-major swaps the roles of M/N and A/B; its cblas_xerbla swaps them back.
+// for row-major swaps the roles of M/N (and for GEMM of A/B); its cblas_xerbla swaps them back,
+// for the routines whose checks reach those arguments (the rank-k updates have no M).
 int user_position(int info, const char* rout) {
   if (std::strstr(rout, "gemm")) {
     switch (info) {
@@ -23,6 +24,12 @@ int user_position(int info, const char* rout) {
       case 9: return 11;
       case 11: return 9;
     }
+  } else if (std::strstr(rout, "symm") || std::strstr(rout, "hemm")) {
+    if (info == 4) return 5;
+    if (info == 5) return 4;
+  } else if (std::strstr(rout, "trmm") || std::strstr(rout, "trsm")) {
+    if (info == 6) return 7;
+    if (info == 7) return 6;
   } else if (std::strstr(rout, "gemv")) {
     if (info == 3) return 4;
     if (info == 4) return 3;
