@@ -17,8 +17,6 @@ nvtxDomainHandle_t domain() {
 
 std::atomic<CallRange::State> CallRange::g_state{CallRange::kUnknown};
 
-bool call_ranges_on() { return domain() != nullptr; }
-
 bool CallRange::push(const char* fmt, ...) {
   const nvtxDomainHandle_t d = domain();
   g_state.store(d ? kOn : kOff, std::memory_order_relaxed);  // (every thread stores the same value)
