@@ -27,8 +27,9 @@
 // --offgrid=TABLE [--seeds=1,2] [--count=16] [--only=sgemm,...]: the same measurement on shapes
 // off the table's rows: per seed, `count` SGEMM and SGEMV shapes, 2/3 as many HGEMM, 1/3 as many
 // DGEMM and ZGEMM (at least 4; the generic path, beside cublasDgemm/cublasZgemm), each dimension
-// log-uniform, every transpose, beta 0 and 1 (offgrid_shapes), then the --extra=routine:trans:m:n:k:beta,...
-// shapes. Ends with one "# offgrid summary"
+// log-uniform, every transpose, beta 0 and 1 (offgrid_shapes), after the --extra=routine:trans:m:n:k:beta,...
+// shapes; --budget-s=N starts no shape after N seconds. Each shape's "# quality" line follows its
+// rows. Ends with one "# offgrid summary"
 // line per routine: auto within 5% of the fastest path, and the lowest cuBLAS/auto ratio.
 // bench/offgrid_report.py turns the output into a report.
 #include <cublas_v2.h>
@@ -347,6 +348,8 @@ struct QSummary {
   double nearest_us = 0;
 };
 std::vector<QSummary> g_quality;
+std::vector<unsigned> g_seeds;  // --offgrid's seeds (empty: the --quality run of the table's rows)
+void print_quality(const QSummary& s);
 
 // max |got - ref| / (max |ref| + scale) over count elements of two device arrays, on the GPU
 // (the C of the large shapes is too big to compare on the host for every path).
@@ -632,10 +635,28 @@ void bench_quality_shape(cublasHandle_t hs, cublasHandle_t hh, const myblas::Dis
     sum.cublas_round_min = std::min(sum.cublas_round_min, res[1].us[size_t(r)] / res[0].us[size_t(r)]);
   }
   g_quality.push_back(sum);
+  if (!g_seeds.empty()) print_quality(sum);
   std::fflush(stdout);
   if (scratch) CK(cudaFree(scratch));
   CK(cudaFree(sets.base));
 }
+
+// One shape's "# quality" line (the columns of the "# quality:" header line).
+void print_quality(const QSummary& s) {
+  const double ratio = s.best_us / s.auto_us, cratio = s.choice_us > 0 ? s.best_us / s.choice_us : 0;
+  std::printf("# quality,%s,%c%c,%d,%d,%d,%g,%s,%s,%s,%.2f,%s,%.2f,%.3f,%.3f,%.3f,%s,%.2f,%.3f,%s,%.2f,%.3f,%.3f,%s,%.2f,%.3f\n",
+              qname(s.s.routine), s.s.ta, s.s.routine == myblas::Routine::sgemv ? ' ' : s.s.tb, s.s.m, s.s.n,
+              s.s.k, double(s.s.beta), s.auto_path.c_str(), s.table_choice.c_str(), s.path_agrees ? "yes" : "NO",
+              s.auto_us, s.best.c_str(), s.best_us, ratio, s.round_min, s.round_max, ratio >= 0.95 ? "yes" : "no",
+              s.choice_us, cratio, cratio >= 0.95 ? "yes" : "no", s.cublas_us, s.cublas_us / s.auto_us,
+              s.cublas_round_min, s.nearest.c_str(), s.nearest_us, s.nearest_us > 0 ? s.cublas_us / s.nearest_us : 0.0);
+  std::fflush(stdout);
+}
+
+const char kQualityHeader[] =
+    "# quality: routine,trans,m,n,k,beta,auto_path,table_choice,agrees,auto_us,best_path,best_us,"
+    "best_over_auto,round_min,round_max,within5,choice_us,best_over_choice,choice_within5,cublas_us,"
+    "cublas_over_auto,cublas_over_auto_round_min,nearest_row_choice,nearest_us,cublas_over_nearest\n";
 
 // The device shapes of the table: GEMM rows for any beta are run with beta 0 and 0.5.
 std::vector<QShape> quality_shapes(const myblas::DispatchTable& t, const std::string& only) {
@@ -662,9 +683,9 @@ std::vector<QShape> quality_shapes(const myblas::DispatchTable& t, const std::st
 // table (any transposes). The transposes cycle through every combination and beta through 0
 // and 1 (GEMM: NN NT TN TT with beta 0, then with beta 1, ...), so a count that is a multiple of
 // 8 (SGEMV: 4) covers each equally. Fixed seeds: the same shapes in every run.
-std::vector<unsigned> g_seeds;
 int g_offgrid_count = 16;
 std::vector<std::string> g_extra;  // --extra: routine:trans:m:n:k:beta shapes run after the drawn ones
+int g_budget_s = 0;                // --budget-s: no new shape after this many seconds (0: no limit)
 
 // One --extra shape ("sgemv:N:3000:7000:0:1", "sgemm:NN:4096:4096:256:0"); false if malformed.
 bool parse_extra(const std::string& text, QShape* q) {
@@ -791,30 +812,37 @@ int run_quality(const char* table_path, const std::string& only, int argc, char*
                                                         : g_offgrid_count;
         for (const QShape& q : offgrid_shapes(table, r, seed, count)) shapes.push_back(q);
       }
+    std::vector<QShape> named;  // (first: a run cut short by --budget-s still has them)
     for (const std::string& e : g_extra) {
       QShape q;
       if (!parse_extra(e, &q)) {
         std::fprintf(stderr, "bench_blas: --extra shape '%s' is not routine:trans:m:n:k:beta\n", e.c_str());
         return 2;
       }
-      shapes.push_back(q);
+      named.push_back(q);
     }
+    shapes.insert(shapes.begin(), named.begin(), named.end());
   }
-  for (const QShape& q : shapes) bench_quality_shape(hs, hh, table, q, fsrc, hsrc);
-  std::printf("# quality: routine,trans,m,n,k,beta,auto_path,table_choice,agrees,auto_us,best_path,best_us,"
-              "best_over_auto,round_min,round_max,within5,choice_us,best_over_choice,choice_within5,cublas_us,"
-              "cublas_over_auto,cublas_over_auto_round_min,nearest_row_choice,nearest_us,cublas_over_nearest\n");
+  // Off-grid runs print each shape's quality line as soon as it is measured and stop starting
+  // shapes after --budget-s seconds, so that a run cut short still says what it measured.
+  if (!g_seeds.empty()) std::printf("%s", kQualityHeader);
+  const auto started = std::chrono::steady_clock::now();
+  size_t done = 0;
+  for (const QShape& q : shapes) {
+    if (g_budget_s > 0 && std::chrono::steady_clock::now() - started > std::chrono::seconds(g_budget_s)) {
+      std::printf("# budget of %d s reached: %zu of %zu shapes measured\n", g_budget_s, done, shapes.size());
+      break;
+    }
+    bench_quality_shape(hs, hh, table, q, fsrc, hsrc);
+    ++done;
+  }
+  if (g_seeds.empty()) std::printf("%s", kQualityHeader);
   int within = 0, choice_within = 0;
   for (const QSummary& s : g_quality) {
     const double ratio = s.best_us / s.auto_us, cratio = s.choice_us > 0 ? s.best_us / s.choice_us : 0;
     within += ratio >= 0.95;
     choice_within += cratio >= 0.95;
-    std::printf("# quality,%s,%c%c,%d,%d,%d,%g,%s,%s,%s,%.2f,%s,%.2f,%.3f,%.3f,%.3f,%s,%.2f,%.3f,%s,%.2f,%.3f,%.3f,%s,%.2f,%.3f\n",
-                qname(s.s.routine), s.s.ta, s.s.routine == myblas::Routine::sgemv ? ' ' : s.s.tb, s.s.m, s.s.n,
-                s.s.k, double(s.s.beta), s.auto_path.c_str(), s.table_choice.c_str(), s.path_agrees ? "yes" : "NO",
-                s.auto_us, s.best.c_str(), s.best_us, ratio, s.round_min, s.round_max, ratio >= 0.95 ? "yes" : "no",
-                s.choice_us, cratio, cratio >= 0.95 ? "yes" : "no", s.cublas_us, s.cublas_us / s.auto_us,
-                s.cublas_round_min, s.nearest.c_str(), s.nearest_us, s.nearest_us > 0 ? s.cublas_us / s.nearest_us : 0.0);
+    if (g_seeds.empty()) print_quality(s);
   }
   std::printf("# quality summary: auto within 5%% of the fastest path on %d of %zu shapes; the table's choice"
               " (timed directly) within 5%% on %d of %zu\n", within, g_quality.size(), choice_within, g_quality.size());
@@ -846,6 +874,8 @@ int main(int argc, char** argv) {
       for (const std::string& v : bench::split_list(argv[i] + 8)) g_seeds.push_back(unsigned(std::stoul(v)));
     } else if (!std::strncmp(argv[i], "--count=", 8)) {
       g_offgrid_count = std::max(1, std::atoi(argv[i] + 8));
+    } else if (!std::strncmp(argv[i], "--budget-s=", 11)) {
+      g_budget_s = std::max(0, std::atoi(argv[i] + 11));
     } else if (!std::strncmp(argv[i], "--extra=", 8)) {
       g_extra = bench::split_list(argv[i] + 8);
     }

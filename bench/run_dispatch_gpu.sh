@@ -47,7 +47,7 @@ step() {  # step NAME LIMIT_S OUTFILE COMMAND...
 
 step cpu_overhead 20 cpu_overhead.csv "$BIN/bench_cpu_overhead" --samples 301
 step stream_calls 30 stream_calls.csv "$BIN/probe_stream_calls"
-step offgrid 110 offgrid.csv "$BIN/bench_blas" --offgrid=data/dispatch-sm_90.csv --seeds=1,2 --count=16 \
+step offgrid 120 offgrid.csv "$BIN/bench_blas" --offgrid=data/dispatch-sm_90.csv --seeds=1,2 --count=16 --budget-s=95 \
   --extra=sgemv:N:3000:7000:0:1,sgemm:NN:4096:4096:256:0
 NVTX_INJECTION64_PATH="$PWD/$BIN/libnvtx_recorder.so" MYBLAS_BACKEND=auto \
   step call_ranges 20 call_ranges.txt "$BIN/test_call_ranges"
