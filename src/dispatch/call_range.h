@@ -19,7 +19,9 @@ class CallRange {
   // first call, this is one load and a branch (the arguments are not formatted).
   template <class... Args>
   explicit CallRange(const char* fmt, Args... args) {
-    if (g_state.load(std::memory_order_relaxed) != kOff) pushed_ = push(fmt, args...);
+    if (g_state.load(std::memory_order_relaxed) == kOff) return;
+    if constexpr (sizeof...(Args) == 0) pushed_ = push("%s", fmt);  // (a plain name)
+    else pushed_ = push(fmt, args...);
   }
   ~CallRange() {
     if (pushed_) pop();
