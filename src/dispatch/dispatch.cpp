@@ -278,9 +278,9 @@ void run_gemm(GemmProblem& p) {
     }
   }
   const Backend backend = backend_setting();
-  // The measured table (only looked up when a GPU can run the call): device operands take the
-  // entry of the nearest benchmarked device shape (our kernel or cuBLAS), host arrays the
-  // nearest host shape (the GPU pipeline or the CPU).
+  // The measured table (only looked up when a GPU can run the call): device operands take our
+  // kernel where the device rows bracket the shape, else cuBLAS; host arrays the nearest host
+  // shape (the GPU pipeline or the CPU).
   const DispatchTable* table = gpu && backend == Backend::auto_ && !p.scale_only() ? &dispatch_table(p.device) : nullptr;
   // Device operands: a kernel only where the table's rows bracket the shape (dispatch/device_rule.h).
   const DeviceEvidence evidence = table && p.any_device()

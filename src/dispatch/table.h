@@ -1,7 +1,8 @@
 // The measured dispatch table: for each routine, transposes, operand memory and benchmarked
 // shape, the path that measured fastest on one GPU. It is a data file that libmyblas reads at
-// first use (data/dispatch-sm_XY.csv, written by bench/make_dispatch_table.py); a call takes the
-// entry of the nearest benchmarked shape. This part only parses and looks up (no logging, no
+// first use (data/dispatch-sm_XY.csv, written by bench/make_dispatch_table.py); a host-array call
+// takes the entry of the nearest benchmarked shape, a device-operand call the rows that bracket
+// its shape (dispatch/device_rule.h). This part only parses and looks up (no logging, no
 // CUDA), so the tests can drive it directly; dispatch/table_source.* picks the file.
 //
 // Format: text, one row per line; lines starting with '#' and blank lines are ignored; the
