@@ -27,11 +27,12 @@
 // --offgrid=TABLE [--seeds=1,2] [--count=16] [--only=sgemm,...]: the same measurement on shapes
 // off the table's rows: per seed, `count` SGEMM and SGEMV shapes, 2/3 as many HGEMM, 1/3 as many
 // DGEMM and ZGEMM (at least 4; the generic path, beside cublasDgemm/cublasZgemm), each dimension
-// log-uniform, every transpose, beta 0 and 1 (offgrid_shapes), after the --extra=routine:trans:m:n:k:beta,...
-// shapes; --budget-s=N starts no shape after N seconds. Each shape's "# quality" line follows its
-// rows. Ends with one "# offgrid summary"
-// line per routine: auto within 5% of the fastest path, and the lowest cuBLAS/auto ratio.
-// bench/offgrid_report.py turns the output into a report.
+// log-uniform, every transpose, beta 0 and 1 (offgrid_shapes), after the shapes named by
+// --extra=routine:trans:m:n:k:beta,...; --budget-s=N starts no shape after N seconds. Each
+// shape's "# quality" line follows its rows; the run ends with one "# offgrid summary" line per
+// routine (auto within 5% of the fastest path, the lowest cuBLAS/auto ratio).
+// bench/offgrid_report.py turns the output into a report; --list prints the shapes and the
+// rule's choice without a GPU.
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -684,7 +685,7 @@ std::vector<QShape> quality_shapes(const myblas::DispatchTable& t, const std::st
 // and 1 (GEMM: NN NT TN TT with beta 0, then with beta 1, ...), so a count that is a multiple of
 // 8 (SGEMV: 4) covers each equally. Fixed seeds: the same shapes in every run.
 int g_offgrid_count = 16;
-std::vector<std::string> g_extra;  // --extra: routine:trans:m:n:k:beta shapes run after the drawn ones
+std::vector<std::string> g_extra;  // --extra: routine:trans:m:n:k:beta shapes, run before the drawn ones
 int g_budget_s = 0;                // --budget-s: no new shape after this many seconds (0: no limit)
 
 // One --extra shape ("sgemv:N:3000:7000:0:1", "sgemm:NN:4096:4096:256:0"); false if malformed.
