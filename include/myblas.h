@@ -390,6 +390,252 @@ void ztrsm_64(const char *side, const char *uplo, const char *transa, const char
  * stderr and returns (see README: "Errors"). */
 void xerbla_(const char *srname, const int *info, int srname_len);
 
+/* ---- Batched GEMM and GEMV (Intel MKL's extension; OpenBLAS has cblas_?gemm_batch) ----------
+ * ?gemm_batch: group_count groups; group i has group_size[i] products
+ *   C := alpha_i op(A) op(B) + beta_i C with its own transposes, sizes, scalars and leading
+ *   dimensions, the operands of product j at a_array[j], b_array[j], c_array[j] (j counting
+ *   through the groups in order).
+ * ?gemm_batch_strided: batch_size products with one set of options, product i's operands at
+ *   a + i*stridea, b + i*strideb, c + i*stridec (elements); a stride of 0 for A or B shares one
+ *   matrix across the batch.
+ * ?gemv_batch, ?gemv_batch_strided: the same for y := alpha op(A) x + beta y (x at x + i*stridex,
+ *   y at y + i*stridey).
+ * S, D, C, Z (complex scalars and arrays as void pointers), and H for GEMM (binary16 storage and
+ * scalars, FP32 accumulation, as hgemm_). Each product follows the reference GEMM/GEMV (beta == 0
+ * never reads C, alpha == 0 never reads A or B). Outputs that share an element are an error.
+ * Names as for Level 3: name_, name_64_, name_64, cblas_name, cblas_name_64, cblas_name64_. */
+void sgemm_batch_(const char *transa_array, const char *transb_array, const int *m_array, const
+    int *n_array, const int *k_array, const float *alpha_array, const float **a_array, const int
+    *lda_array, const float **b_array, const int *ldb_array, const float *beta_array, float
+    **c_array, const int *ldc_array, const int *group_count, const int *group_size);
+void sgemm_batch_64_(const char *transa_array, const char *transb_array, const int64_t *m_array,
+    const int64_t *n_array, const int64_t *k_array, const float *alpha_array, const float
+    **a_array, const int64_t *lda_array, const float **b_array, const int64_t *ldb_array, const
+    float *beta_array, float **c_array, const int64_t *ldc_array, const int64_t *group_count,
+    const int64_t *group_size);
+void sgemm_batch_64(const char *transa_array, const char *transb_array, const int64_t *m_array,
+    const int64_t *n_array, const int64_t *k_array, const float *alpha_array, const float
+    **a_array, const int64_t *lda_array, const float **b_array, const int64_t *ldb_array, const
+    float *beta_array, float **c_array, const int64_t *ldc_array, const int64_t *group_count,
+    const int64_t *group_size);
+void dgemm_batch_(const char *transa_array, const char *transb_array, const int *m_array, const
+    int *n_array, const int *k_array, const double *alpha_array, const double **a_array, const
+    int *lda_array, const double **b_array, const int *ldb_array, const double *beta_array,
+    double **c_array, const int *ldc_array, const int *group_count, const int *group_size);
+void dgemm_batch_64_(const char *transa_array, const char *transb_array, const int64_t *m_array,
+    const int64_t *n_array, const int64_t *k_array, const double *alpha_array, const double
+    **a_array, const int64_t *lda_array, const double **b_array, const int64_t *ldb_array, const
+    double *beta_array, double **c_array, const int64_t *ldc_array, const int64_t *group_count,
+    const int64_t *group_size);
+void dgemm_batch_64(const char *transa_array, const char *transb_array, const int64_t *m_array,
+    const int64_t *n_array, const int64_t *k_array, const double *alpha_array, const double
+    **a_array, const int64_t *lda_array, const double **b_array, const int64_t *ldb_array, const
+    double *beta_array, double **c_array, const int64_t *ldc_array, const int64_t *group_count,
+    const int64_t *group_size);
+void cgemm_batch_(const char *transa_array, const char *transb_array, const int *m_array, const
+    int *n_array, const int *k_array, const void *alpha_array, const void **a_array, const int
+    *lda_array, const void **b_array, const int *ldb_array, const void *beta_array, void
+    **c_array, const int *ldc_array, const int *group_count, const int *group_size);
+void cgemm_batch_64_(const char *transa_array, const char *transb_array, const int64_t *m_array,
+    const int64_t *n_array, const int64_t *k_array, const void *alpha_array, const void
+    **a_array, const int64_t *lda_array, const void **b_array, const int64_t *ldb_array, const
+    void *beta_array, void **c_array, const int64_t *ldc_array, const int64_t *group_count,
+    const int64_t *group_size);
+void cgemm_batch_64(const char *transa_array, const char *transb_array, const int64_t *m_array,
+    const int64_t *n_array, const int64_t *k_array, const void *alpha_array, const void
+    **a_array, const int64_t *lda_array, const void **b_array, const int64_t *ldb_array, const
+    void *beta_array, void **c_array, const int64_t *ldc_array, const int64_t *group_count,
+    const int64_t *group_size);
+void zgemm_batch_(const char *transa_array, const char *transb_array, const int *m_array, const
+    int *n_array, const int *k_array, const void *alpha_array, const void **a_array, const int
+    *lda_array, const void **b_array, const int *ldb_array, const void *beta_array, void
+    **c_array, const int *ldc_array, const int *group_count, const int *group_size);
+void zgemm_batch_64_(const char *transa_array, const char *transb_array, const int64_t *m_array,
+    const int64_t *n_array, const int64_t *k_array, const void *alpha_array, const void
+    **a_array, const int64_t *lda_array, const void **b_array, const int64_t *ldb_array, const
+    void *beta_array, void **c_array, const int64_t *ldc_array, const int64_t *group_count,
+    const int64_t *group_size);
+void zgemm_batch_64(const char *transa_array, const char *transb_array, const int64_t *m_array,
+    const int64_t *n_array, const int64_t *k_array, const void *alpha_array, const void
+    **a_array, const int64_t *lda_array, const void **b_array, const int64_t *ldb_array, const
+    void *beta_array, void **c_array, const int64_t *ldc_array, const int64_t *group_count,
+    const int64_t *group_size);
+void hgemm_batch_(const char *transa_array, const char *transb_array, const int *m_array, const
+    int *n_array, const int *k_array, const uint16_t *alpha_array, const uint16_t **a_array,
+    const int *lda_array, const uint16_t **b_array, const int *ldb_array, const uint16_t
+    *beta_array, uint16_t **c_array, const int *ldc_array, const int *group_count, const int
+    *group_size);
+void hgemm_batch_64_(const char *transa_array, const char *transb_array, const int64_t *m_array,
+    const int64_t *n_array, const int64_t *k_array, const uint16_t *alpha_array, const uint16_t
+    **a_array, const int64_t *lda_array, const uint16_t **b_array, const int64_t *ldb_array,
+    const uint16_t *beta_array, uint16_t **c_array, const int64_t *ldc_array, const int64_t
+    *group_count, const int64_t *group_size);
+void hgemm_batch_64(const char *transa_array, const char *transb_array, const int64_t *m_array,
+    const int64_t *n_array, const int64_t *k_array, const uint16_t *alpha_array, const uint16_t
+    **a_array, const int64_t *lda_array, const uint16_t **b_array, const int64_t *ldb_array,
+    const uint16_t *beta_array, uint16_t **c_array, const int64_t *ldc_array, const int64_t
+    *group_count, const int64_t *group_size);
+void sgemm_batch_strided_(const char *transa, const char *transb, const int *m, const int *n,
+    const int *k, const float *alpha, const float *a, const int *lda, const int *stridea, const
+    float *b, const int *ldb, const int *strideb, const float *beta, float *c, const int *ldc,
+    const int *stridec, const int *batch_size);
+void sgemm_batch_strided_64_(const char *transa, const char *transb, const int64_t *m, const
+    int64_t *n, const int64_t *k, const float *alpha, const float *a, const int64_t *lda, const
+    int64_t *stridea, const float *b, const int64_t *ldb, const int64_t *strideb, const float
+    *beta, float *c, const int64_t *ldc, const int64_t *stridec, const int64_t *batch_size);
+void sgemm_batch_strided_64(const char *transa, const char *transb, const int64_t *m, const
+    int64_t *n, const int64_t *k, const float *alpha, const float *a, const int64_t *lda, const
+    int64_t *stridea, const float *b, const int64_t *ldb, const int64_t *strideb, const float
+    *beta, float *c, const int64_t *ldc, const int64_t *stridec, const int64_t *batch_size);
+void dgemm_batch_strided_(const char *transa, const char *transb, const int *m, const int *n,
+    const int *k, const double *alpha, const double *a, const int *lda, const int *stridea,
+    const double *b, const int *ldb, const int *strideb, const double *beta, double *c, const
+    int *ldc, const int *stridec, const int *batch_size);
+void dgemm_batch_strided_64_(const char *transa, const char *transb, const int64_t *m, const
+    int64_t *n, const int64_t *k, const double *alpha, const double *a, const int64_t *lda,
+    const int64_t *stridea, const double *b, const int64_t *ldb, const int64_t *strideb, const
+    double *beta, double *c, const int64_t *ldc, const int64_t *stridec, const int64_t
+    *batch_size);
+void dgemm_batch_strided_64(const char *transa, const char *transb, const int64_t *m, const
+    int64_t *n, const int64_t *k, const double *alpha, const double *a, const int64_t *lda,
+    const int64_t *stridea, const double *b, const int64_t *ldb, const int64_t *strideb, const
+    double *beta, double *c, const int64_t *ldc, const int64_t *stridec, const int64_t
+    *batch_size);
+void cgemm_batch_strided_(const char *transa, const char *transb, const int *m, const int *n,
+    const int *k, const void *alpha, const void *a, const int *lda, const int *stridea, const
+    void *b, const int *ldb, const int *strideb, const void *beta, void *c, const int *ldc,
+    const int *stridec, const int *batch_size);
+void cgemm_batch_strided_64_(const char *transa, const char *transb, const int64_t *m, const
+    int64_t *n, const int64_t *k, const void *alpha, const void *a, const int64_t *lda, const
+    int64_t *stridea, const void *b, const int64_t *ldb, const int64_t *strideb, const void
+    *beta, void *c, const int64_t *ldc, const int64_t *stridec, const int64_t *batch_size);
+void cgemm_batch_strided_64(const char *transa, const char *transb, const int64_t *m, const
+    int64_t *n, const int64_t *k, const void *alpha, const void *a, const int64_t *lda, const
+    int64_t *stridea, const void *b, const int64_t *ldb, const int64_t *strideb, const void
+    *beta, void *c, const int64_t *ldc, const int64_t *stridec, const int64_t *batch_size);
+void zgemm_batch_strided_(const char *transa, const char *transb, const int *m, const int *n,
+    const int *k, const void *alpha, const void *a, const int *lda, const int *stridea, const
+    void *b, const int *ldb, const int *strideb, const void *beta, void *c, const int *ldc,
+    const int *stridec, const int *batch_size);
+void zgemm_batch_strided_64_(const char *transa, const char *transb, const int64_t *m, const
+    int64_t *n, const int64_t *k, const void *alpha, const void *a, const int64_t *lda, const
+    int64_t *stridea, const void *b, const int64_t *ldb, const int64_t *strideb, const void
+    *beta, void *c, const int64_t *ldc, const int64_t *stridec, const int64_t *batch_size);
+void zgemm_batch_strided_64(const char *transa, const char *transb, const int64_t *m, const
+    int64_t *n, const int64_t *k, const void *alpha, const void *a, const int64_t *lda, const
+    int64_t *stridea, const void *b, const int64_t *ldb, const int64_t *strideb, const void
+    *beta, void *c, const int64_t *ldc, const int64_t *stridec, const int64_t *batch_size);
+void hgemm_batch_strided_(const char *transa, const char *transb, const int *m, const int *n,
+    const int *k, const uint16_t *alpha, const uint16_t *a, const int *lda, const int *stridea,
+    const uint16_t *b, const int *ldb, const int *strideb, const uint16_t *beta, uint16_t *c,
+    const int *ldc, const int *stridec, const int *batch_size);
+void hgemm_batch_strided_64_(const char *transa, const char *transb, const int64_t *m, const
+    int64_t *n, const int64_t *k, const uint16_t *alpha, const uint16_t *a, const int64_t *lda,
+    const int64_t *stridea, const uint16_t *b, const int64_t *ldb, const int64_t *strideb, const
+    uint16_t *beta, uint16_t *c, const int64_t *ldc, const int64_t *stridec, const int64_t
+    *batch_size);
+void hgemm_batch_strided_64(const char *transa, const char *transb, const int64_t *m, const
+    int64_t *n, const int64_t *k, const uint16_t *alpha, const uint16_t *a, const int64_t *lda,
+    const int64_t *stridea, const uint16_t *b, const int64_t *ldb, const int64_t *strideb, const
+    uint16_t *beta, uint16_t *c, const int64_t *ldc, const int64_t *stridec, const int64_t
+    *batch_size);
+void sgemv_batch_(const char *trans_array, const int *m_array, const int *n_array, const float
+    *alpha_array, const float **a_array, const int *lda_array, const float **x_array, const int
+    *incx_array, const float *beta_array, float **y_array, const int *incy_array, const int
+    *group_count, const int *group_size);
+void sgemv_batch_64_(const char *trans_array, const int64_t *m_array, const int64_t *n_array,
+    const float *alpha_array, const float **a_array, const int64_t *lda_array, const float
+    **x_array, const int64_t *incx_array, const float *beta_array, float **y_array, const
+    int64_t *incy_array, const int64_t *group_count, const int64_t *group_size);
+void sgemv_batch_64(const char *trans_array, const int64_t *m_array, const int64_t *n_array,
+    const float *alpha_array, const float **a_array, const int64_t *lda_array, const float
+    **x_array, const int64_t *incx_array, const float *beta_array, float **y_array, const
+    int64_t *incy_array, const int64_t *group_count, const int64_t *group_size);
+void dgemv_batch_(const char *trans_array, const int *m_array, const int *n_array, const double
+    *alpha_array, const double **a_array, const int *lda_array, const double **x_array, const
+    int *incx_array, const double *beta_array, double **y_array, const int *incy_array, const
+    int *group_count, const int *group_size);
+void dgemv_batch_64_(const char *trans_array, const int64_t *m_array, const int64_t *n_array,
+    const double *alpha_array, const double **a_array, const int64_t *lda_array, const double
+    **x_array, const int64_t *incx_array, const double *beta_array, double **y_array, const
+    int64_t *incy_array, const int64_t *group_count, const int64_t *group_size);
+void dgemv_batch_64(const char *trans_array, const int64_t *m_array, const int64_t *n_array,
+    const double *alpha_array, const double **a_array, const int64_t *lda_array, const double
+    **x_array, const int64_t *incx_array, const double *beta_array, double **y_array, const
+    int64_t *incy_array, const int64_t *group_count, const int64_t *group_size);
+void cgemv_batch_(const char *trans_array, const int *m_array, const int *n_array, const void
+    *alpha_array, const void **a_array, const int *lda_array, const void **x_array, const int
+    *incx_array, const void *beta_array, void **y_array, const int *incy_array, const int
+    *group_count, const int *group_size);
+void cgemv_batch_64_(const char *trans_array, const int64_t *m_array, const int64_t *n_array,
+    const void *alpha_array, const void **a_array, const int64_t *lda_array, const void
+    **x_array, const int64_t *incx_array, const void *beta_array, void **y_array, const int64_t
+    *incy_array, const int64_t *group_count, const int64_t *group_size);
+void cgemv_batch_64(const char *trans_array, const int64_t *m_array, const int64_t *n_array,
+    const void *alpha_array, const void **a_array, const int64_t *lda_array, const void
+    **x_array, const int64_t *incx_array, const void *beta_array, void **y_array, const int64_t
+    *incy_array, const int64_t *group_count, const int64_t *group_size);
+void zgemv_batch_(const char *trans_array, const int *m_array, const int *n_array, const void
+    *alpha_array, const void **a_array, const int *lda_array, const void **x_array, const int
+    *incx_array, const void *beta_array, void **y_array, const int *incy_array, const int
+    *group_count, const int *group_size);
+void zgemv_batch_64_(const char *trans_array, const int64_t *m_array, const int64_t *n_array,
+    const void *alpha_array, const void **a_array, const int64_t *lda_array, const void
+    **x_array, const int64_t *incx_array, const void *beta_array, void **y_array, const int64_t
+    *incy_array, const int64_t *group_count, const int64_t *group_size);
+void zgemv_batch_64(const char *trans_array, const int64_t *m_array, const int64_t *n_array,
+    const void *alpha_array, const void **a_array, const int64_t *lda_array, const void
+    **x_array, const int64_t *incx_array, const void *beta_array, void **y_array, const int64_t
+    *incy_array, const int64_t *group_count, const int64_t *group_size);
+void sgemv_batch_strided_(const char *trans, const int *m, const int *n, const float *alpha,
+    const float *a, const int *lda, const int *stridea, const float *x, const int *incx, const
+    int *stridex, const float *beta, float *y, const int *incy, const int *stridey, const int
+    *batch_size);
+void sgemv_batch_strided_64_(const char *trans, const int64_t *m, const int64_t *n, const float
+    *alpha, const float *a, const int64_t *lda, const int64_t *stridea, const float *x, const
+    int64_t *incx, const int64_t *stridex, const float *beta, float *y, const int64_t *incy,
+    const int64_t *stridey, const int64_t *batch_size);
+void sgemv_batch_strided_64(const char *trans, const int64_t *m, const int64_t *n, const float
+    *alpha, const float *a, const int64_t *lda, const int64_t *stridea, const float *x, const
+    int64_t *incx, const int64_t *stridex, const float *beta, float *y, const int64_t *incy,
+    const int64_t *stridey, const int64_t *batch_size);
+void dgemv_batch_strided_(const char *trans, const int *m, const int *n, const double *alpha,
+    const double *a, const int *lda, const int *stridea, const double *x, const int *incx, const
+    int *stridex, const double *beta, double *y, const int *incy, const int *stridey, const int
+    *batch_size);
+void dgemv_batch_strided_64_(const char *trans, const int64_t *m, const int64_t *n, const double
+    *alpha, const double *a, const int64_t *lda, const int64_t *stridea, const double *x, const
+    int64_t *incx, const int64_t *stridex, const double *beta, double *y, const int64_t *incy,
+    const int64_t *stridey, const int64_t *batch_size);
+void dgemv_batch_strided_64(const char *trans, const int64_t *m, const int64_t *n, const double
+    *alpha, const double *a, const int64_t *lda, const int64_t *stridea, const double *x, const
+    int64_t *incx, const int64_t *stridex, const double *beta, double *y, const int64_t *incy,
+    const int64_t *stridey, const int64_t *batch_size);
+void cgemv_batch_strided_(const char *trans, const int *m, const int *n, const void *alpha,
+    const void *a, const int *lda, const int *stridea, const void *x, const int *incx, const int
+    *stridex, const void *beta, void *y, const int *incy, const int *stridey, const int
+    *batch_size);
+void cgemv_batch_strided_64_(const char *trans, const int64_t *m, const int64_t *n, const void
+    *alpha, const void *a, const int64_t *lda, const int64_t *stridea, const void *x, const
+    int64_t *incx, const int64_t *stridex, const void *beta, void *y, const int64_t *incy, const
+    int64_t *stridey, const int64_t *batch_size);
+void cgemv_batch_strided_64(const char *trans, const int64_t *m, const int64_t *n, const void
+    *alpha, const void *a, const int64_t *lda, const int64_t *stridea, const void *x, const
+    int64_t *incx, const int64_t *stridex, const void *beta, void *y, const int64_t *incy, const
+    int64_t *stridey, const int64_t *batch_size);
+void zgemv_batch_strided_(const char *trans, const int *m, const int *n, const void *alpha,
+    const void *a, const int *lda, const int *stridea, const void *x, const int *incx, const int
+    *stridex, const void *beta, void *y, const int *incy, const int *stridey, const int
+    *batch_size);
+void zgemv_batch_strided_64_(const char *trans, const int64_t *m, const int64_t *n, const void
+    *alpha, const void *a, const int64_t *lda, const int64_t *stridea, const void *x, const
+    int64_t *incx, const int64_t *stridex, const void *beta, void *y, const int64_t *incy, const
+    int64_t *stridey, const int64_t *batch_size);
+void zgemv_batch_strided_64(const char *trans, const int64_t *m, const int64_t *n, const void
+    *alpha, const void *a, const int64_t *lda, const int64_t *stridea, const void *x, const
+    int64_t *incx, const int64_t *stridex, const void *beta, void *y, const int64_t *incy, const
+    int64_t *stridey, const int64_t *batch_size);
+
 /* ---- CBLAS ----------------------------------------------------------------- */
 #ifndef CBLAS_H
 void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE transb,
@@ -674,6 +920,238 @@ void cblas_ztrsm64_(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS
 void cblas_hgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE transb,
                  int m, int n, int k, uint16_t alpha, const uint16_t *a, int lda,
                  const uint16_t *b, int ldb, uint16_t beta, uint16_t *c, int ldc);
+
+/* Batched GEMM and GEMV (see the Fortran forms above). */
+#ifndef CBLAS_H
+void cblas_sgemm_batch(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *transa_array, const
+    CBLAS_TRANSPOSE *transb_array, const int *m_array, const int *n_array, const int *k_array,
+    const float *alpha_array, const float **a_array, const int *lda_array, const float
+    **b_array, const int *ldb_array, const float *beta_array, float **c_array, const int
+    *ldc_array, int group_count, const int *group_size);
+void cblas_sgemm_batch_64(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *transa_array, const
+    CBLAS_TRANSPOSE *transb_array, const int64_t *m_array, const int64_t *n_array, const int64_t
+    *k_array, const float *alpha_array, const float **a_array, const int64_t *lda_array, const
+    float **b_array, const int64_t *ldb_array, const float *beta_array, float **c_array, const
+    int64_t *ldc_array, int64_t group_count, const int64_t *group_size);
+void cblas_sgemm_batch64_(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *transa_array, const
+    CBLAS_TRANSPOSE *transb_array, const int64_t *m_array, const int64_t *n_array, const int64_t
+    *k_array, const float *alpha_array, const float **a_array, const int64_t *lda_array, const
+    float **b_array, const int64_t *ldb_array, const float *beta_array, float **c_array, const
+    int64_t *ldc_array, int64_t group_count, const int64_t *group_size);
+void cblas_dgemm_batch(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *transa_array, const
+    CBLAS_TRANSPOSE *transb_array, const int *m_array, const int *n_array, const int *k_array,
+    const double *alpha_array, const double **a_array, const int *lda_array, const double
+    **b_array, const int *ldb_array, const double *beta_array, double **c_array, const int
+    *ldc_array, int group_count, const int *group_size);
+void cblas_dgemm_batch_64(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *transa_array, const
+    CBLAS_TRANSPOSE *transb_array, const int64_t *m_array, const int64_t *n_array, const int64_t
+    *k_array, const double *alpha_array, const double **a_array, const int64_t *lda_array, const
+    double **b_array, const int64_t *ldb_array, const double *beta_array, double **c_array,
+    const int64_t *ldc_array, int64_t group_count, const int64_t *group_size);
+void cblas_dgemm_batch64_(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *transa_array, const
+    CBLAS_TRANSPOSE *transb_array, const int64_t *m_array, const int64_t *n_array, const int64_t
+    *k_array, const double *alpha_array, const double **a_array, const int64_t *lda_array, const
+    double **b_array, const int64_t *ldb_array, const double *beta_array, double **c_array,
+    const int64_t *ldc_array, int64_t group_count, const int64_t *group_size);
+void cblas_cgemm_batch(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *transa_array, const
+    CBLAS_TRANSPOSE *transb_array, const int *m_array, const int *n_array, const int *k_array,
+    const void *alpha_array, const void **a_array, const int *lda_array, const void **b_array,
+    const int *ldb_array, const void *beta_array, void **c_array, const int *ldc_array, int
+    group_count, const int *group_size);
+void cblas_cgemm_batch_64(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *transa_array, const
+    CBLAS_TRANSPOSE *transb_array, const int64_t *m_array, const int64_t *n_array, const int64_t
+    *k_array, const void *alpha_array, const void **a_array, const int64_t *lda_array, const
+    void **b_array, const int64_t *ldb_array, const void *beta_array, void **c_array, const
+    int64_t *ldc_array, int64_t group_count, const int64_t *group_size);
+void cblas_cgemm_batch64_(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *transa_array, const
+    CBLAS_TRANSPOSE *transb_array, const int64_t *m_array, const int64_t *n_array, const int64_t
+    *k_array, const void *alpha_array, const void **a_array, const int64_t *lda_array, const
+    void **b_array, const int64_t *ldb_array, const void *beta_array, void **c_array, const
+    int64_t *ldc_array, int64_t group_count, const int64_t *group_size);
+void cblas_zgemm_batch(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *transa_array, const
+    CBLAS_TRANSPOSE *transb_array, const int *m_array, const int *n_array, const int *k_array,
+    const void *alpha_array, const void **a_array, const int *lda_array, const void **b_array,
+    const int *ldb_array, const void *beta_array, void **c_array, const int *ldc_array, int
+    group_count, const int *group_size);
+void cblas_zgemm_batch_64(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *transa_array, const
+    CBLAS_TRANSPOSE *transb_array, const int64_t *m_array, const int64_t *n_array, const int64_t
+    *k_array, const void *alpha_array, const void **a_array, const int64_t *lda_array, const
+    void **b_array, const int64_t *ldb_array, const void *beta_array, void **c_array, const
+    int64_t *ldc_array, int64_t group_count, const int64_t *group_size);
+void cblas_zgemm_batch64_(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *transa_array, const
+    CBLAS_TRANSPOSE *transb_array, const int64_t *m_array, const int64_t *n_array, const int64_t
+    *k_array, const void *alpha_array, const void **a_array, const int64_t *lda_array, const
+    void **b_array, const int64_t *ldb_array, const void *beta_array, void **c_array, const
+    int64_t *ldc_array, int64_t group_count, const int64_t *group_size);
+void cblas_hgemm_batch(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *transa_array, const
+    CBLAS_TRANSPOSE *transb_array, const int *m_array, const int *n_array, const int *k_array,
+    const uint16_t *alpha_array, const uint16_t **a_array, const int *lda_array, const uint16_t
+    **b_array, const int *ldb_array, const uint16_t *beta_array, uint16_t **c_array, const int
+    *ldc_array, int group_count, const int *group_size);
+void cblas_hgemm_batch_64(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *transa_array, const
+    CBLAS_TRANSPOSE *transb_array, const int64_t *m_array, const int64_t *n_array, const int64_t
+    *k_array, const uint16_t *alpha_array, const uint16_t **a_array, const int64_t *lda_array,
+    const uint16_t **b_array, const int64_t *ldb_array, const uint16_t *beta_array, uint16_t
+    **c_array, const int64_t *ldc_array, int64_t group_count, const int64_t *group_size);
+void cblas_hgemm_batch64_(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *transa_array, const
+    CBLAS_TRANSPOSE *transb_array, const int64_t *m_array, const int64_t *n_array, const int64_t
+    *k_array, const uint16_t *alpha_array, const uint16_t **a_array, const int64_t *lda_array,
+    const uint16_t **b_array, const int64_t *ldb_array, const uint16_t *beta_array, uint16_t
+    **c_array, const int64_t *ldc_array, int64_t group_count, const int64_t *group_size);
+void cblas_sgemm_batch_strided(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE
+    transb, int m, int n, int k, float alpha, const float *a, int lda, int stridea, const float
+    *b, int ldb, int strideb, float beta, float *c, int ldc, int stridec, int batch_size);
+void cblas_sgemm_batch_strided_64(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE
+    transb, int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t lda, int64_t
+    stridea, const float *b, int64_t ldb, int64_t strideb, float beta, float *c, int64_t ldc,
+    int64_t stridec, int64_t batch_size);
+void cblas_sgemm_batch_strided64_(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE
+    transb, int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t lda, int64_t
+    stridea, const float *b, int64_t ldb, int64_t strideb, float beta, float *c, int64_t ldc,
+    int64_t stridec, int64_t batch_size);
+void cblas_dgemm_batch_strided(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE
+    transb, int m, int n, int k, double alpha, const double *a, int lda, int stridea, const
+    double *b, int ldb, int strideb, double beta, double *c, int ldc, int stridec, int
+    batch_size);
+void cblas_dgemm_batch_strided_64(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE
+    transb, int64_t m, int64_t n, int64_t k, double alpha, const double *a, int64_t lda, int64_t
+    stridea, const double *b, int64_t ldb, int64_t strideb, double beta, double *c, int64_t ldc,
+    int64_t stridec, int64_t batch_size);
+void cblas_dgemm_batch_strided64_(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE
+    transb, int64_t m, int64_t n, int64_t k, double alpha, const double *a, int64_t lda, int64_t
+    stridea, const double *b, int64_t ldb, int64_t strideb, double beta, double *c, int64_t ldc,
+    int64_t stridec, int64_t batch_size);
+void cblas_cgemm_batch_strided(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE
+    transb, int m, int n, int k, const void * alpha, const void *a, int lda, int stridea, const
+    void *b, int ldb, int strideb, const void * beta, void *c, int ldc, int stridec, int
+    batch_size);
+void cblas_cgemm_batch_strided_64(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE
+    transb, int64_t m, int64_t n, int64_t k, const void * alpha, const void *a, int64_t lda,
+    int64_t stridea, const void *b, int64_t ldb, int64_t strideb, const void * beta, void *c,
+    int64_t ldc, int64_t stridec, int64_t batch_size);
+void cblas_cgemm_batch_strided64_(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE
+    transb, int64_t m, int64_t n, int64_t k, const void * alpha, const void *a, int64_t lda,
+    int64_t stridea, const void *b, int64_t ldb, int64_t strideb, const void * beta, void *c,
+    int64_t ldc, int64_t stridec, int64_t batch_size);
+void cblas_zgemm_batch_strided(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE
+    transb, int m, int n, int k, const void * alpha, const void *a, int lda, int stridea, const
+    void *b, int ldb, int strideb, const void * beta, void *c, int ldc, int stridec, int
+    batch_size);
+void cblas_zgemm_batch_strided_64(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE
+    transb, int64_t m, int64_t n, int64_t k, const void * alpha, const void *a, int64_t lda,
+    int64_t stridea, const void *b, int64_t ldb, int64_t strideb, const void * beta, void *c,
+    int64_t ldc, int64_t stridec, int64_t batch_size);
+void cblas_zgemm_batch_strided64_(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE
+    transb, int64_t m, int64_t n, int64_t k, const void * alpha, const void *a, int64_t lda,
+    int64_t stridea, const void *b, int64_t ldb, int64_t strideb, const void * beta, void *c,
+    int64_t ldc, int64_t stridec, int64_t batch_size);
+void cblas_hgemm_batch_strided(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE
+    transb, int m, int n, int k, uint16_t alpha, const uint16_t *a, int lda, int stridea, const
+    uint16_t *b, int ldb, int strideb, uint16_t beta, uint16_t *c, int ldc, int stridec, int
+    batch_size);
+void cblas_hgemm_batch_strided_64(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE
+    transb, int64_t m, int64_t n, int64_t k, uint16_t alpha, const uint16_t *a, int64_t lda,
+    int64_t stridea, const uint16_t *b, int64_t ldb, int64_t strideb, uint16_t beta, uint16_t
+    *c, int64_t ldc, int64_t stridec, int64_t batch_size);
+void cblas_hgemm_batch_strided64_(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE
+    transb, int64_t m, int64_t n, int64_t k, uint16_t alpha, const uint16_t *a, int64_t lda,
+    int64_t stridea, const uint16_t *b, int64_t ldb, int64_t strideb, uint16_t beta, uint16_t
+    *c, int64_t ldc, int64_t stridec, int64_t batch_size);
+void cblas_sgemv_batch(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *trans_array, const int
+    *m_array, const int *n_array, const float *alpha_array, const float **a_array, const int
+    *lda_array, const float **x_array, const int *incx_array, const float *beta_array, float
+    **y_array, const int *incy_array, int group_count, const int *group_size);
+void cblas_sgemv_batch_64(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *trans_array, const int64_t
+    *m_array, const int64_t *n_array, const float *alpha_array, const float **a_array, const
+    int64_t *lda_array, const float **x_array, const int64_t *incx_array, const float
+    *beta_array, float **y_array, const int64_t *incy_array, int64_t group_count, const int64_t
+    *group_size);
+void cblas_sgemv_batch64_(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *trans_array, const int64_t
+    *m_array, const int64_t *n_array, const float *alpha_array, const float **a_array, const
+    int64_t *lda_array, const float **x_array, const int64_t *incx_array, const float
+    *beta_array, float **y_array, const int64_t *incy_array, int64_t group_count, const int64_t
+    *group_size);
+void cblas_dgemv_batch(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *trans_array, const int
+    *m_array, const int *n_array, const double *alpha_array, const double **a_array, const int
+    *lda_array, const double **x_array, const int *incx_array, const double *beta_array, double
+    **y_array, const int *incy_array, int group_count, const int *group_size);
+void cblas_dgemv_batch_64(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *trans_array, const int64_t
+    *m_array, const int64_t *n_array, const double *alpha_array, const double **a_array, const
+    int64_t *lda_array, const double **x_array, const int64_t *incx_array, const double
+    *beta_array, double **y_array, const int64_t *incy_array, int64_t group_count, const int64_t
+    *group_size);
+void cblas_dgemv_batch64_(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *trans_array, const int64_t
+    *m_array, const int64_t *n_array, const double *alpha_array, const double **a_array, const
+    int64_t *lda_array, const double **x_array, const int64_t *incx_array, const double
+    *beta_array, double **y_array, const int64_t *incy_array, int64_t group_count, const int64_t
+    *group_size);
+void cblas_cgemv_batch(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *trans_array, const int
+    *m_array, const int *n_array, const void *alpha_array, const void **a_array, const int
+    *lda_array, const void **x_array, const int *incx_array, const void *beta_array, void
+    **y_array, const int *incy_array, int group_count, const int *group_size);
+void cblas_cgemv_batch_64(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *trans_array, const int64_t
+    *m_array, const int64_t *n_array, const void *alpha_array, const void **a_array, const
+    int64_t *lda_array, const void **x_array, const int64_t *incx_array, const void *beta_array,
+    void **y_array, const int64_t *incy_array, int64_t group_count, const int64_t *group_size);
+void cblas_cgemv_batch64_(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *trans_array, const int64_t
+    *m_array, const int64_t *n_array, const void *alpha_array, const void **a_array, const
+    int64_t *lda_array, const void **x_array, const int64_t *incx_array, const void *beta_array,
+    void **y_array, const int64_t *incy_array, int64_t group_count, const int64_t *group_size);
+void cblas_zgemv_batch(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *trans_array, const int
+    *m_array, const int *n_array, const void *alpha_array, const void **a_array, const int
+    *lda_array, const void **x_array, const int *incx_array, const void *beta_array, void
+    **y_array, const int *incy_array, int group_count, const int *group_size);
+void cblas_zgemv_batch_64(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *trans_array, const int64_t
+    *m_array, const int64_t *n_array, const void *alpha_array, const void **a_array, const
+    int64_t *lda_array, const void **x_array, const int64_t *incx_array, const void *beta_array,
+    void **y_array, const int64_t *incy_array, int64_t group_count, const int64_t *group_size);
+void cblas_zgemv_batch64_(CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE *trans_array, const int64_t
+    *m_array, const int64_t *n_array, const void *alpha_array, const void **a_array, const
+    int64_t *lda_array, const void **x_array, const int64_t *incx_array, const void *beta_array,
+    void **y_array, const int64_t *incy_array, int64_t group_count, const int64_t *group_size);
+void cblas_sgemv_batch_strided(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int m, int n, float
+    alpha, const float *a, int lda, int stridea, const float *x, int incx, int stridex, float
+    beta, float *y, int incy, int stridey, int batch_size);
+void cblas_sgemv_batch_strided_64(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int64_t m, int64_t
+    n, float alpha, const float *a, int64_t lda, int64_t stridea, const float *x, int64_t incx,
+    int64_t stridex, float beta, float *y, int64_t incy, int64_t stridey, int64_t batch_size);
+void cblas_sgemv_batch_strided64_(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int64_t m, int64_t
+    n, float alpha, const float *a, int64_t lda, int64_t stridea, const float *x, int64_t incx,
+    int64_t stridex, float beta, float *y, int64_t incy, int64_t stridey, int64_t batch_size);
+void cblas_dgemv_batch_strided(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int m, int n, double
+    alpha, const double *a, int lda, int stridea, const double *x, int incx, int stridex, double
+    beta, double *y, int incy, int stridey, int batch_size);
+void cblas_dgemv_batch_strided_64(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int64_t m, int64_t
+    n, double alpha, const double *a, int64_t lda, int64_t stridea, const double *x, int64_t
+    incx, int64_t stridex, double beta, double *y, int64_t incy, int64_t stridey, int64_t
+    batch_size);
+void cblas_dgemv_batch_strided64_(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int64_t m, int64_t
+    n, double alpha, const double *a, int64_t lda, int64_t stridea, const double *x, int64_t
+    incx, int64_t stridex, double beta, double *y, int64_t incy, int64_t stridey, int64_t
+    batch_size);
+void cblas_cgemv_batch_strided(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int m, int n, const
+    void * alpha, const void *a, int lda, int stridea, const void *x, int incx, int stridex,
+    const void * beta, void *y, int incy, int stridey, int batch_size);
+void cblas_cgemv_batch_strided_64(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int64_t m, int64_t
+    n, const void * alpha, const void *a, int64_t lda, int64_t stridea, const void *x, int64_t
+    incx, int64_t stridex, const void * beta, void *y, int64_t incy, int64_t stridey, int64_t
+    batch_size);
+void cblas_cgemv_batch_strided64_(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int64_t m, int64_t
+    n, const void * alpha, const void *a, int64_t lda, int64_t stridea, const void *x, int64_t
+    incx, int64_t stridex, const void * beta, void *y, int64_t incy, int64_t stridey, int64_t
+    batch_size);
+void cblas_zgemv_batch_strided(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int m, int n, const
+    void * alpha, const void *a, int lda, int stridea, const void *x, int incx, int stridex,
+    const void * beta, void *y, int incy, int stridey, int batch_size);
+void cblas_zgemv_batch_strided_64(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int64_t m, int64_t
+    n, const void * alpha, const void *a, int64_t lda, int64_t stridea, const void *x, int64_t
+    incx, int64_t stridex, const void * beta, void *y, int64_t incy, int64_t stridey, int64_t
+    batch_size);
+void cblas_zgemv_batch_strided64_(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, int64_t m, int64_t
+    n, const void * alpha, const void *a, int64_t lda, int64_t stridea, const void *x, int64_t
+    incx, int64_t stridex, const void * beta, void *y, int64_t incy, int64_t stridey, int64_t
+    batch_size);
+#endif
 
 /* ---- native API ------------------------------------------------------------ */
 

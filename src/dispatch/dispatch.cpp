@@ -28,6 +28,7 @@
 #include "kernels/hgemm.h"
 #include "kernels/sgemm.h"
 #include "kernels/sgemv.h"
+#include "kernels/batched.h"
 
 namespace myblas {
 
@@ -548,6 +549,170 @@ void run_gemv(GemvProblem& p) {
                        op_char(p.ta), p.m, p.n, p.incx, p.incy,
                        mems(p.mem_a, p.mem_x, p.mem_y).c_str(), path_name(path), rule.name,
                        detail.c_str(), ms));
+  }
+}
+
+}  // namespace myblas
+
+// ---- batches (core/batch.h) ----
+namespace myblas {
+
+namespace {
+
+// Host arrays go to the GPU when the batch is big enough to pay for starting the transfers and
+// does enough arithmetic per byte moved that the GPU, running at the speed of the host link,
+// finishes before the CPU, running at the speed of its cores. Break-even: the CPU's rate divided
+// by the link's. Estimated for a 16-core host with AVX-512 (about 1 TFLOP/s FP32, half that in
+// FP64) and PCIe 5 x16 with both directions overlapped (about 22 GB/s each way): 45 flops a byte
+// in FP32, 23 in FP64; binary16 has no CPU BLAS routine (the CPU path widens to FP32 and back),
+// so only the size test applies. bench/bench_batched.cpp measures both paths beside each other
+// (host rows) so that the estimate can be checked.
+constexpr double kBatchHostGpuMinBytes = 8e6;
+double batch_host_gpu_flops_per_byte(Dtype t) {
+  switch (t) {
+    case Dtype::s: case Dtype::c: return 45;
+    case Dtype::d: case Dtype::z: return 23;
+    case Dtype::h: return 0;
+  }
+  return 1e30;
+}
+
+bool batch_host_gpu_wins(const BatchProblem& p) {
+  if (p.family != Family::gemm) return false;  // GEMV reads every byte once: the host link never wins
+  const double es = double(p.elem_size());
+  const double flop_per_mac = is_complex(p.type) ? 8 : 2;
+  double flops = 0, bytes = 0;
+  for (const BatchGroup& g : p.groups) {
+    if (g.scale_only(p.family)) continue;
+    const double n = double(g.count);
+    flops += n * flop_per_mac * double(g.m) * double(g.n) * double(g.k);
+    const double a = g.listed() || g.stride_a ? n : 1, b = g.listed() || g.stride_b ? n : 1;
+    bytes += es * (a * double(g.m) * double(g.k) + b * double(g.k) * double(g.n) +
+                   n * double(g.m) * double(g.n) * (g.beta.zero() ? 1 : 2));
+  }
+  return bytes >= kBatchHostGpuMinBytes && flops >= batch_host_gpu_flops_per_byte(p.type) * bytes;
+}
+
+// Where the operands live: one kind of memory on one device, or mixed. A strided group's operands
+// are each one allocation, located by their first product's.
+void locate_batch(BatchProblem& p) {
+  const ProgramBreakArea heap = program_break_area();
+  bool first = true;
+  const size_t es = p.elem_size();
+  auto see = [&](const void* ptr) {
+    int d = -1;
+    const Mem m = heap.contains(ptr) ? Mem::host : classify_pointer(ptr, &d);
+    if (first) {
+      p.mem = m;
+      p.device = m == Mem::host ? -1 : d;
+      first = false;
+    } else if (m != p.mem || (m != Mem::host && d != p.device)) {
+      p.mixed = true;
+    }
+  };
+  for (const BatchGroup& g : p.groups) {
+    const bool ab = !g.scale_only(p.family);
+    const int64_t n = g.listed() ? g.count : 1;
+    for (int64_t i = 0; i < n && !p.mixed; ++i) {
+      see(g.c_at(i, es));
+      if (ab) {
+        see(g.a_at(i, es));
+        see(g.b_at(i, es));
+      }
+    }
+  }
+}
+
+// One product of a mixed batch as a call of its own (each locates its operands again).
+void run_alone(const BatchProblem& p, const BatchGroup& g, int64_t i) {
+  BlasProblem q = p.item(g, i);
+  if (p.type == Dtype::h || (p.type == Dtype::s && p.family == Family::gemm)) {
+    GemmProblem s;
+    s.routine = p.type == Dtype::h ? Routine::hgemm : Routine::sgemm;
+    s.ta = q.ta == 'N' ? Op::N : Op::T;
+    s.tb = q.tb == 'N' ? Op::N : Op::T;
+    s.m = int(q.m), s.n = int(q.n), s.k = int(q.k);
+    s.alpha = float(q.alpha.re), s.beta = float(q.beta.re);
+    s.a = q.a, s.b = q.b, s.c = q.c;
+    s.lda = int(q.lda), s.ldb = int(q.ldb), s.ldc = int(q.ldc);
+    run_gemm(s);
+    return;
+  }
+  if (p.type == Dtype::s && q.ta != 'R') {
+    GemvProblem v;
+    v.ta = q.ta == 'N' ? Op::N : Op::T;
+    v.m = int(q.m), v.n = int(q.n);
+    v.alpha = float(q.alpha.re), v.beta = float(q.beta.re);
+    v.a = static_cast<const float*>(q.a);
+    v.x = static_cast<const float*>(q.b);
+    v.y = static_cast<float*>(q.c);
+    v.lda = int(q.lda), v.incx = int(q.ldb), v.incy = int(q.ldc);
+    run_gemv(v);
+    return;
+  }
+  run_blas(q);
+}
+
+}  // namespace
+
+void run_batch(BatchProblem& p) {
+  const auto t0 = call_start();
+  const Routine r = routine_of(p.family, p.type);
+  const bool gpu = gpu_available();
+  if (gpu && device_memory_possible()) locate_batch(p);
+  if (p.mixed) {  // (rare) each product where its operands are
+    for (const BatchGroup& g : p.groups)
+      for (int64_t i = 0; i < g.count; ++i) run_alone(p, g, i);
+    if (verbose()) log_line(strformat("%s_batch groups=%zu mixed memory: one call per product", routine_name(r),
+                                      p.groups.size()));
+    return;
+  }
+  if (!gpu && gpu_lost()) {  // the CPU runs only on memory it can read
+    const size_t es = p.elem_size();
+    for (const BatchGroup& g : p.groups)
+      for (int64_t i = 0; i < g.count; ++i) {
+        const BlasProblem q = p.item(g, i);
+        auto mat = [es](int64_t rows, int64_t cols, int64_t ld) {
+          return rows > 0 && cols > 0 ? (size_t(cols - 1) * size_t(ld < 0 ? -ld : ld) + size_t(rows)) * es : 0;
+        };
+        const bool gv = p.family == Family::gemv, ab = !g.scale_only(p.family);
+        if (!operands_readable({{q.c, gv ? mat(1, q.c_rows(), q.ldc) : mat(q.m, q.n, q.ldc)},
+                                {ab ? q.a : nullptr, ab ? mat(q.a_rows(), q.a_cols(), q.lda) : 0},
+                                {ab ? q.b : nullptr, ab ? (gv ? mat(1, q.b_rows(), q.ldb)
+                                                              : mat(q.b_rows(), q.b_cols(), q.ldb))
+                                                        : 0}},
+                               routine_name(r))) {
+          set_last_path(Path::none);
+          return;
+        }
+      }
+  }
+  const bool any_device = p.mem != Mem::host;
+  const Backend backend = backend_setting();
+  bool conj_gemv = false, kernel_takes = false;
+  for (const BatchGroup& g : p.groups) {
+    conj_gemv = conj_gemv || (p.family == Family::gemv && g.ta == 'R');
+    kernel_takes = kernel_takes || (p.family == Family::gemm && !batched_square_can_implement(p.type, g));
+  }
+  // Our square kernel where it can run a group: at n = 16 and 32 the products are bound by memory
+  // traffic, which it keeps to one read of A and B and one write of C in 16-byte accesses
+  // (bench/bench_batched.cpp measures it beside cuBLAS's strided-batched call).
+  const Request req{r,
+                    conj_gemv ? Backend::cpu : backend,
+                    gpu,
+                    any_device,
+                    kernel_takes,
+                    kernel_takes,
+                    gpu && backend == Backend::auto_ && !any_device && batch_host_gpu_wins(p)};
+  const Rule& rule = choose(req);
+  const Path path = execute(
+      rule, p, routine_name(r),
+      [&p](Path chosen, std::string* why) { return gpu_batch(p, chosen == Path::kernels, why); }, cpu_batch);
+  set_last_path(path);
+  if (verbose()) {
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    log_line(strformat("%s_batch groups=%zu products=%lld mem=%c path=%s rule=%s time=%.3f ms", routine_name(r),
+                       p.groups.size(), (long long)p.total(), mem_char(p.mem), path_name(path), rule.name, ms));
   }
 }
 

@@ -1,6 +1,8 @@
 // Shared pieces of the BLAS/CBLAS shell: character parsing, reference argument checks,
 // error reporting through the overridable handlers, and the hand-off to dispatch.
 #pragma once
+#include <string>
+
 #include "core/problem.h"
 #include "myblas.h"
 
@@ -26,6 +28,8 @@ int gemv_info(char trans, int m, int n, int lda, int incx, int incy);
 
 // Calls xerbla_ found through the dynamic symbol table (a program's own wins).
 void report_xerbla(const char* srname6, int info);
+// The same for a routine name of any length ("SGEMM_BATCH_STRIDED").
+void report_xerbla_name(const std::string& name, int info);
 // Calls cblas_xerbla likewise. `info` is what the reference CBLAS passes; `row_major`
 // lets our default handler remap it to the user's argument position as the reference does.
 void report_cblas(int info, const char* rout, bool row_major, const char* form, int value);

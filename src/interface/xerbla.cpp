@@ -66,6 +66,14 @@ void report_xerbla(const char* srname6, int info) {
     xerbla_(srname6, &info, 6);  // loaded RTLD_LOCAL: ours is not in the global scope
 }
 
+void report_xerbla_name(const std::string& name, int info) {
+  using fn = void (*)(const char*, const int*, size_t);
+  if (fn handler = reinterpret_cast<fn>(dlsym(RTLD_DEFAULT, "xerbla_")))
+    handler(name.c_str(), &info, name.size());
+  else
+    xerbla_(name.c_str(), &info, int(name.size()));
+}
+
 void report_cblas(int info, const char* rout, bool row_major, const char* form, int value) {
   using fn = void (*)(int, const char*, const char*, ...);
   fn handler = reinterpret_cast<fn>(dlsym(RTLD_DEFAULT, "cblas_xerbla"));

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/batch.h"
 #include "core/problem.h"
 
 namespace myblas {
@@ -19,6 +20,13 @@ bool cpu_gemv_host(const GemvProblem& p);
 
 // Every other routine (BlasProblem), with the same staging of device operands.
 bool cpu_blas_problem(const BlasProblem& p, std::string* why);
+// One GEMM or GEMV (S, D, C, Z) on host operands, on the calling thread, without staging.
+void cpu_host_item(const BlasProblem& p);
+// A batch (core/batch.h) on the CPU: the CPU BLAS's own batch routine where it exports one, else
+// the products spread over the copy threads (core/thread_pool.h); operands in device memory (a
+// GPU fallback) are staged product by product. false (with *why) only when a device operand
+// could not be staged.
+bool cpu_batch(const BatchProblem& p, std::string* why);
 // Whether the CPU BLAS exports the routine (else the built-in loops run it on the CPU).
 bool cpu_blas_has(Routine r);
 

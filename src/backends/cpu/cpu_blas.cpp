@@ -225,6 +225,13 @@ CpuBlas load() {
     cb.sgemv_ptr = v;
     for (int r = 0; r < kRoutineCount; ++r)
       if (Routine(r) != Routine::hgemm) cb.routines[r] = dlsym(h, (std::string(routine_name(Routine(r))) + "_").c_str());
+    for (int t = 0; t < 4; ++t) {
+      const std::string T(1, "sdcz"[t]);
+      cb.gemm_batch[t] = dlsym(h, ("cblas_" + T + "gemm_batch").c_str());
+      cb.gemm_batch_strided[t] = dlsym(h, ("cblas_" + T + "gemm_batch_strided").c_str());
+    }
+    cb.set_threads = reinterpret_cast<void (*)(int)>(dlsym(h, "openblas_set_num_threads"));
+    cb.get_threads = reinterpret_cast<int (*)()>(dlsym(h, "openblas_get_num_threads"));
     cb.name = name;
     cb.description = core.empty() ? cb.name : cb.name + " (OpenBLAS, " + core + " kernels)";
     cb.openblas = !core.empty();

@@ -30,6 +30,13 @@ struct CpuBlas {
   // paths of BlasProblem; nullptr where the library lacks it (the built-in loops or the GPU
   // stand in).
   void* routines[kRoutineCount] = {};
+  // The library's own batch routines by element type (s, d, c, z) where it exports them
+  // (cblas_?gemm_batch and cblas_?gemm_batch_strided with MKL's signatures: OpenBLAS 0.3.28 and
+  // 0.3.31 on), else nullptr; and OpenBLAS's thread-count controls (nullptr elsewhere).
+  void* gemm_batch[4] = {};
+  void* gemm_batch_strided[4] = {};
+  void (*set_threads)(int) = nullptr;
+  int (*get_threads)() = nullptr;
 
   // Holds a fork back while a CPU BLAS call is in flight (see above); every call through a
   // pointer of `routines` is made under one.

@@ -133,7 +133,10 @@ void host_run(const BlasProblem& p, const void* a, int64_t lda, const void* b, i
     scale_output<T>(p, ct, ldc);
     return;
   }
-  void* fn = cpu_blas().routines[int(p.routine())];
+  // (SGEMM and SGEMV, which the batched routines describe this way too, have their own pointers)
+  void* fn = p.routine() == Routine::sgemm   ? reinterpret_cast<void*>(cpu_blas().sgemm_ptr)
+             : p.routine() == Routine::sgemv ? reinterpret_cast<void*>(cpu_blas().sgemv_ptr)
+                                             : cpu_blas().routines[int(p.routine())];
   const bool int32 = fits(p.m) && fits(p.n) && fits(p.k) && fits(lda) && fits(ldb) && fits(ldc) &&
                      fits(p.a_rows() * (lda < 0 ? -lda : lda)) &&
                      (p.family != Family::gemv ||
@@ -215,6 +218,16 @@ bool run_typed(const BlasProblem& p, std::string* why) {
 }
 
 }  // namespace
+
+void cpu_host_item(const BlasProblem& p) {
+  switch (p.type) {
+    case Dtype::s: return host_run<float>(p, p.a, p.lda, p.b, p.ldb, p.c, p.ldc);
+    case Dtype::d: return host_run<double>(p, p.a, p.lda, p.b, p.ldb, p.c, p.ldc);
+    case Dtype::c: return host_run<std::complex<float>>(p, p.a, p.lda, p.b, p.ldb, p.c, p.ldc);
+    case Dtype::z: return host_run<std::complex<double>>(p, p.a, p.lda, p.b, p.ldb, p.c, p.ldc);
+    case Dtype::h: break;
+  }
+}
 
 bool cpu_blas_has(Routine r) { return cpu_blas().routines[int(r)] != nullptr; }
 

@@ -50,6 +50,16 @@ Loaded load() {
     name[6] = char(name[6] - 'a' + 'A');  // cublasDgemm_v2
     a.routines[r] = dlsym(h, name.c_str());
   }
+  for (int t = 0; t < 4; ++t) {
+    const std::string T(1, "SDCZ"[t]);
+    a.gemm_strided_batched[t] = dlsym(h, ("cublas" + T + "gemmStridedBatched").c_str());
+    a.gemm_batched[t] = dlsym(h, ("cublas" + T + "gemmBatched").c_str());
+    a.gemv_strided_batched[t] = dlsym(h, ("cublas" + T + "gemvStridedBatched").c_str());
+    a.gemv_batched[t] = dlsym(h, ("cublas" + T + "gemvBatched").c_str());
+  }
+  a.gemm_strided_batched_ex =
+      reinterpret_cast<decltype(a.gemm_strided_batched_ex)>(dlsym(h, "cublasGemmStridedBatchedEx"));
+  a.gemm_batched_ex = reinterpret_cast<decltype(a.gemm_batched_ex)>(dlsym(h, "cublasGemmBatchedEx"));
   return l;
 }
 

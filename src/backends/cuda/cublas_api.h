@@ -26,6 +26,21 @@ struct CublasApi {
   // cublas<T><routine>_v2 of every routine but hgemm, by Routine value (cublasSgemm_v2,
   // cublasZherk_v2, ...), for the paths of BlasProblem; nullptr where this cuBLAS lacks one.
   void* routines[kRoutineCount];
+  // Batched GEMM and GEMV by element type (Dtype s, d, c, z): cublas<T>gemmStridedBatched,
+  // cublas<T>gemmBatched, cublas<T>gemvStridedBatched, cublas<T>gemvBatched; nullptr where
+  // this cuBLAS lacks one. binary16 GEMM goes through the Ex forms (FP32 compute).
+  void* gemm_strided_batched[4];
+  void* gemm_batched[4];
+  void* gemv_strided_batched[4];
+  void* gemv_batched[4];
+  cublasStatus_t (*gemm_strided_batched_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+                                            const void*, const void*, cudaDataType, int, long long, const void*,
+                                            cudaDataType, int, long long, const void*, void*, cudaDataType, int,
+                                            long long, int, cublasComputeType_t, cublasGemmAlgo_t);
+  cublasStatus_t (*gemm_batched_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+                                    const void*, const void* const[], cudaDataType, int, const void* const[],
+                                    cudaDataType, int, const void*, void* const[], cudaDataType, int, int,
+                                    cublasComputeType_t, cublasGemmAlgo_t);
 };
 
 // nullptr when cuBLAS cannot be loaded (*why says why).

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "core/batch.h"
 #include "core/problem.h"
 #include "kernels/hgemm.h"
 #include "kernels/sgemm.h"
@@ -34,6 +35,10 @@ bool host_level3(const BlasProblem& p, std::string* why);
 cublasStatus_t call_cublas(void* fn, cublasHandle_t h, const BlasProblem& p, int m, int n, int k, const Scalar& beta,
                            const void* a, int lda, const void* b, int ldb, void* c, int ldc);
 // The same staging around one of our SGEMV kernels (src/kernels/sgemv.h) instead of cuBLAS.
+// A batch (core/batch.h): device operands in place (our square kernel for the groups it takes
+// when use_kernels, cuBLAS's batched routines for the rest), host arrays (GEMM) through the GPU
+// in overlapped chunks.
+bool gpu_batch(const BatchProblem& p, bool use_kernels, std::string* why);
 bool kernel_gemv(const GemvProblem& p, SgemvKernel k, std::string* why);
 
 }  // namespace myblas

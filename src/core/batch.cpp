@@ -1,0 +1,93 @@
+#include "core/batch.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace myblas {
+
+namespace {
+
+int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
+
+// An output as a column-major block in bytes: cols columns of rbytes bytes, ldb bytes apart.
+struct Block {
+  intptr_t start;
+  int64_t rbytes, cols, ldbytes;
+  intptr_t end() const { return start + intptr_t((cols - 1) * ldbytes + rbytes); }
+};
+
+bool overlap(const Block& x, const Block& y) {
+  if (x.end() <= y.start || y.end() <= x.start) return false;
+  for (int64_t j = 0; j < x.cols; ++j) {  // column j of x against the columns of y it can reach
+    const int64_t d = int64_t(x.start - y.start) + j * x.ldbytes;
+    const int64_t lo = std::max<int64_t>(0, floor_div(d - y.rbytes, y.ldbytes) + 1);
+    const int64_t hi = std::min<int64_t>(y.cols - 1, ceil_div(d + x.rbytes, y.ldbytes) - 1);
+    if (lo <= hi) return true;
+  }
+  return false;
+}
+
+// The output of product i of group g: C (m x n, ldc) or y (len elements |incy| apart).
+Block output_block(const BatchProblem& p, const BatchGroup& g, int64_t i) {
+  const int64_t es = int64_t(p.elem_size());
+  if (p.family == Family::gemv) {
+    const int64_t len = g.ta == 'N' || g.ta == 'R' ? g.m : g.n;
+    const int64_t inc = g.ldc < 0 ? -g.ldc : g.ldc;
+    return {reinterpret_cast<intptr_t>(g.c_at(i, size_t(es))), es, len, inc * es};
+  }
+  return {reinterpret_cast<intptr_t>(g.c_at(i, size_t(es))), g.m * es, g.n, g.ldc * es};
+}
+
+bool empty_output(const BatchProblem& p, const BatchGroup& g) {
+  if (g.count == 0) return true;
+  if (p.family == Family::gemv) return (g.ta == 'N' || g.ta == 'R' ? g.m : g.n) == 0;
+  return g.m == 0 || g.n == 0;
+}
+
+}  // namespace
+
+bool blocks_overlap(const void* p1, int64_t rows1, int64_t cols1, int64_t ld1, const void* p2, int64_t rows2,
+                    int64_t cols2, int64_t ld2, size_t es) {
+  if (rows1 <= 0 || cols1 <= 0 || rows2 <= 0 || cols2 <= 0) return false;
+  const int64_t e = int64_t(es);
+  return overlap({reinterpret_cast<intptr_t>(p1), rows1 * e, cols1, ld1 * e},
+                 {reinterpret_cast<intptr_t>(p2), rows2 * e, cols2, ld2 * e});
+}
+
+bool batch_outputs_overlap(const BatchProblem& p) {
+  const int64_t es = int64_t(p.elem_size());
+  // A strided group alone: C_i = C_0 + i*stride, so only the shifts j*stride that land inside
+  // C_0's extent can make two of them meet.
+  std::vector<Block> blocks;
+  for (const BatchGroup& g : p.groups) {
+    if (empty_output(p, g)) continue;
+    if (!g.listed()) {
+      const Block b0 = output_block(p, g, 0);
+      const int64_t span = int64_t(b0.end() - b0.start), step = (g.stride_c < 0 ? -g.stride_c : g.stride_c) * es;
+      if (g.count > 1 && step == 0) return true;
+      for (int64_t j = 1; j < g.count && j * step < span; ++j) {
+        Block bj = b0;
+        bj.start += intptr_t(j * step);
+        if (overlap(b0, bj)) return true;
+      }
+      if (p.groups.size() == 1) return false;
+      for (int64_t i = 0; i < g.count; ++i) blocks.push_back(output_block(p, g, i));
+      continue;
+    }
+    for (int64_t i = 0; i < g.count; ++i) blocks.push_back(output_block(p, g, i));
+  }
+  // Sweep in address order; only blocks whose extents meet are compared element-exactly.
+  std::sort(blocks.begin(), blocks.end(), [](const Block& x, const Block& y) { return x.start < y.start; });
+  std::vector<const Block*> active;
+  for (const Block& b : blocks) {
+    active.erase(std::remove_if(active.begin(), active.end(), [&](const Block* a) { return a->end() <= b.start; }),
+                 active.end());
+    for (const Block* a : active)
+      if (overlap(*a, b)) return true;
+    active.push_back(&b);
+  }
+  return false;
+}
+
+}  // namespace myblas

@@ -1,0 +1,33 @@
+// Our batched kernels for device operands:
+//  - gemm_square_smem: C_i := alpha op(A_i) op(B_i) + beta C_i for many small square products
+//    (m = n = k = 16 or 32) in S and H, one launch for every group of one size. At these sizes a
+//    product is a few kilobytes read and written with 2n^3 flops, so the batch is bound by memory
+//    traffic (cuBLAS's strided-batched SGEMM reaches under 40% of the read limit at n = 16): each
+//    block stages several products' A and B in shared memory with 16-byte loads, computes them
+//    from there, and writes C once.
+//  - scale_batch: C_i := beta C_i for the groups with alpha == 0 or k == 0 (A and B never read;
+//    beta == 0 stores zeros unread), one launch per group.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "core/batch.h"
+
+namespace myblas {
+
+// nullptr if gemm_square_smem can run group g of a batch of `type`, else why not.
+const char* batched_square_can_implement(Dtype type, const BatchGroup& g);
+
+// Runs the groups (each one batched_square_can_implement accepted, all of the same size n) in
+// one launch. Pointer arrays of listed groups must be device-readable: `dev_lists[i]` holds group
+// i's a, b and c pointers (3 * count entries: a..., b..., c...), nullptr for a strided group.
+cudaError_t batched_square_run(Dtype type, const BatchGroup* groups, const void* const* const* dev_lists,
+                               int group_count, cudaStream_t s);
+
+// C_i := beta C_i over every product of group g (m x n outputs, ldc; gemv: y of length len with
+// increment |ldc|, as a 1 x len block). `dev_list`: as above, or nullptr when strided.
+cudaError_t batched_scale_run(Dtype type, const BatchGroup& g, int64_t rows, int64_t cols, int64_t ld,
+                              const void* const* dev_list, cudaStream_t s);
+
+}  // namespace myblas
