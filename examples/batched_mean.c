@@ -3,10 +3,13 @@
  *
  * For each of N batches, average the M columns of an L x M matrix X_b into a vector
  * (mean_b = X_b * (1/M, ..., 1/M)^T), then multiply it by one fixed L x L matrix W
- * (y_b = W * mean_b). Two formulations through the library:
- *   gemv      2N SGEMV calls: one for each mean, one for each product;
- *   gemv+gemm N SGEMV calls for the means (stored as the columns of an L x N matrix),
- *             then ONE SGEMM, Y = W * Means, which reads W once instead of N times.
+ * (y_b = W * mean_b). Three formulations through the library:
+ *   gemv        2N SGEMV calls: one for each mean, one for each product;
+ *   batch x2    two batched calls, cblas_sgemv_batch_strided: the N means (A_b = X_b a stride of
+ *               L*M apart, x = u shared by the batch with stride 0, mean_b a column of an L x N
+ *               matrix), then the N products with W shared (stride 0 for A);
+ *   batch+gemm  the batched means, then ONE SGEMM, Y = W * Means, which reads W once instead of
+ *               N times.
  * Each runs on host arrays (the CPU path in auto mode) and, when a GPU is present, on
  * device arrays (the GPU path), is checked against a plain double-precision loop, and is
  * timed (median of 5 after a warm-up). usage: batched_mean [L M N]  (default 1024 256 128)
@@ -66,13 +69,23 @@ static void run_gemv(const struct Problem *p) {
   }
 }
 
-static void run_gemv_gemm(const struct Problem *p) {
+/* The N means in one call: X_b is L x M at X + b*L*M, u is shared (stride 0), mean_b is column b
+ * of the L x N matrix Means. */
+static void batch_means(const struct Problem *p) {
+  cblas_sgemv_batch_strided(CblasColMajor, CblasNoTrans, p->l, p->m, 1.f, p->x, p->l, p->l * p->m, p->u, 1, 0,
+                            0.f, p->means, 1, p->l, p->n);
+}
+
+static void run_batch_x2(const struct Problem *p) {
+  batch_means(p);
+  /* y_b = W mean_b for every b: W shared (stride 0). */
+  cblas_sgemv_batch_strided(CblasColMajor, CblasNoTrans, p->l, p->l, 1.f, p->w, p->l, 0, p->means, 1, p->l, 0.f,
+                            p->y, 1, p->l, p->n);
+}
+
+static void run_batch_gemm(const struct Problem *p) {
   const float one = 1.f, zero = 0.f;
-  const int inc = 1;
-  int b;
-  for (b = 0; b < p->n; ++b)
-    sgemv_("N", &p->l, &p->m, &one, p->x + (size_t)b * p->l * p->m, &p->l, p->u, &inc, &zero,
-           p->means + (size_t)b * p->l, &inc);
+  batch_means(p);
   sgemm_("N", "N", &p->l, &p->n, &p->l, &one, p->w, &p->l, p->means, &p->l, &zero, p->y, &p->l);
 }
 
@@ -117,9 +130,9 @@ int main(int argc, char **argv) {
   unsigned seed = 12345u;
   size_t i;
   int b, r, c, form;
-  void (*forms[2])(const struct Problem *) = {run_gemv, run_gemv_gemm};
-  const char *names[2] = {"gemv", "gemv+gemm"};
-  /* Reads every X_b once, W once per product (gemv) or once overall (gemv+gemm). */
+  void (*forms[3])(const struct Problem *) = {run_gemv, run_batch_x2, run_batch_gemm};
+  const char *names[3] = {"gemv", "batch x2", "batch+gemm"};
+  /* Reads every X_b once, W once per product (gemv, batch x2) or once overall (batch+gemm). */
   const double flops = 2.0 * l * m * n + 2.0 * l * l * n;
 
   if (!x || !w || !u || !means || !y || !mean_ref || !ref || !mag) return 2;
@@ -149,7 +162,7 @@ int main(int argc, char **argv) {
   printf("batched mean-and-multiply: L=%d M=%d N=%d (%.1f MB of batches), myblas %s\n", l, m, n,
          nx * 4.0 / 1e6, myblas_version());
   printf("%-10s %-12s %-8s %10s %10s %10s\n", "arrays", "formulation", "path", "time ms", "GFLOP/s", "err/bound");
-  for (form = 0; form < 2; ++form) {
+  for (form = 0; form < 3; ++form) {
     struct Problem p;
     double t, err;
     p.l = l; p.m = m; p.n = n; p.x = x; p.w = w; p.u = u; p.means = means; p.y = y;
@@ -170,7 +183,7 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaMemcpy(dx, x, nx * sizeof *x, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(dw, w, nw * sizeof *w, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(du, u, (size_t)m * sizeof *u, cudaMemcpyHostToDevice));
-    for (form = 0; form < 2; ++form) {
+    for (form = 0; form < 3; ++form) {
       struct Problem p;
       double t, err;
       p.l = l; p.m = m; p.n = n; p.x = dx; p.w = dw; p.u = du; p.means = dmeans; p.y = dy;

@@ -1,0 +1,333 @@
+// The batched GEMM entry points beside their anchors, in one process (bench/run_batched_gpu.sh runs
+// it under each MYBLAS_BACKEND and bench/plot_batched.py draws the CSV).
+//
+//   --device: square n in --sizes (default 16,32,64,128,256,512), types --types (s,h,d); a batch
+//     filling --mb MB per operand (default 256: every call streams its operands from device
+//     memory, 5x the L2), beta = 0. Per (type, n): the raw cuBLAS strided-batched call
+//     (cublasSgemmStridedBatched, cublasDgemmStridedBatched, cublasGemmStridedBatchedEx FP16 in/out
+//     with FP32 compute), then cblas_?gemm_batch_strided and cblas_?gemm_batch (pointer arrays) on
+//     the same device operands. Each is verified against the cuBLAS result first (the first and last
+//     64 products), then timed: 3 warm-ups, --reps calls between CUDA events, median. Rows: event
+//     time, the call's host time, GB/s of the memory floor (A and B read once, C written once),
+//     TFLOP/s, and the ratio to cuBLAS.
+//   --host: --count products (default 10000) of n^3 for n in --host-sizes (default 64,256), FP32,
+//     operands in host memory: a loop of OpenBLAS sgemm_ calls (OpenBLAS loaded by name, with its
+//     own threads: OPENBLAS_NUM_THREADS, default all cores) beside cblas_sgemm_batch_strided and
+//     cblas_sgemm_batch through libmyblas (whichever path MYBLAS_BACKEND gives: cpu, cublas for the
+//     GPU path, or auto). Verified against the loop, timed by wall clock: 1 warm-up, --host-reps
+//     calls, median.
+// Output: a text table on stdout and, with --csv FILE, one CSV row per measurement.
+#include <cublas_v2.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench_util.h"
+#include "myblas.h"
+
+#ifndef MYBLAS_GIT_REV
+#define MYBLAS_GIT_REV "unknown"
+#endif
+
+namespace {
+
+struct Opts {
+  bool device = false, host = false;
+  std::vector<int> sizes{16, 32, 64, 128, 256, 512};
+  std::vector<std::string> types{"s", "h", "d"};
+  std::vector<int> host_sizes{64, 256};
+  double mb = 256;
+  int reps = 10, host_reps = 3;
+  long count = 10000;
+  std::string csv;
+};
+
+FILE* g_csv = nullptr;
+std::string g_backend;
+
+void csv_row(const char* kind, const std::string& type, int n, long count, const char* path, double us,
+             double host_us, double gbps, double tflops, double ratio, double err) {
+  std::printf("%-6s %-2s n=%4d count=%7ld %-26s %12.1f us  host %9.1f us  %8.1f GB/s  %7.2f TFLOP/s  ratio %.3f  "
+              "err %.2e\n",
+              kind, type.c_str(), n, count, path, us, host_us, gbps, tflops, ratio, err);
+  if (g_csv)
+    std::fprintf(g_csv, "%s,%s,%s,%d,%ld,%s,%.3f,%.3f,%.3f,%.4f,%.4f,%.3e\n", kind, g_backend.c_str(), type.c_str(),
+                 n, count, path, us, host_us, gbps, tflops, ratio, err);
+}
+
+// Fills n elements of device memory with values in [-1, 1] (never 0), from a 4M-value pool.
+template <class T>
+void fill_device(T* dst, size_t n, unsigned seed) {
+  static std::vector<float> pool;
+  if (pool.empty()) {
+    std::mt19937 rng(2026u);
+    std::uniform_real_distribution<float> d(-1.f, 1.f);
+    pool.resize(size_t(1) << 22);
+    for (float& v : pool) do v = d(rng); while (std::fabs(v) < 1e-3f);
+  }
+  std::vector<T> h(pool.size());
+  for (size_t i = 0; i < h.size(); ++i) {
+    const float v = pool[(i + seed * 7919u) % pool.size()];
+    if constexpr (sizeof(T) == 2) h[i] = __float2half_rn(v);
+    else h[i] = T(v);
+  }
+  for (size_t at = 0; at < n; at += h.size())
+    CK(cudaMemcpy(dst + at, h.data(), std::min(h.size(), n - at) * sizeof(T), cudaMemcpyHostToDevice));
+}
+
+template <class T>
+double to_d(T v) {
+  if constexpr (sizeof(T) == 2) return __half2float(v);
+  else return double(v);
+}
+
+// Largest |got - want| / (tol) over the first and last 64 products (tol scales with n).
+template <class T>
+double verify(const T* got, const T* want, long count, int n, double eps) {
+  const long per = long(n) * n;
+  const long pick = std::min<long>(64, count);
+  double worst = 0;
+  std::vector<T> g(size_t(pick * per)), w(size_t(pick * per));
+  for (long first : {0L, count - pick}) {
+    CK(cudaMemcpy(g.data(), got + first * per, g.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(w.data(), want + first * per, w.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < g.size(); ++i) {
+      const double a = to_d(g[i]), b = to_d(w[i]);
+      const double tol = (n + 2) * eps * n + (sizeof(T) == 2 ? std::ldexp(1.0, -10) * std::max(1.0, std::fabs(b)) : 0);
+      worst = std::max(worst, std::isnan(a) ? 1e30 : std::fabs(a - b) / tol);
+    }
+  }
+  return worst;
+}
+
+template <class T>
+void device_case(const std::string& type, int n, const Opts& o, cublasHandle_t h) {
+  const size_t es = sizeof(T), per = size_t(n) * n;
+  const long count = std::max<long>(1, long(o.mb * 1048576.0 / double(per * es)));
+  T *a, *b, *c, *cref;
+  CK(cudaMalloc(&a, per * count * es));
+  CK(cudaMalloc(&b, per * count * es));
+  CK(cudaMalloc(&c, per * count * es));
+  CK(cudaMalloc(&cref, per * count * es));
+  fill_device(a, per * count, 1);
+  fill_device(b, per * count, 2);
+  const long long s = (long long)per;
+  const float one_f = 1.f, zero_f = 0.f;
+  const double one_d = 1.0, zero_d = 0.0;
+  auto raw = [&](int) {
+    if constexpr (sizeof(T) == 4)
+      CB(cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one_f, a, n, s, b, n, s, &zero_f, cref, n,
+                                   s, int(count)));
+    else if constexpr (sizeof(T) == 8)
+      CB(cublasDgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one_d, a, n, s, b, n, s, &zero_d, cref, n,
+                                   s, int(count)));
+    else
+      CB(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one_f, a, CUDA_R_16F, n, s, b, CUDA_R_16F,
+                                    n, s, &zero_f, cref, CUDA_R_16F, n, s, int(count), CUBLAS_COMPUTE_32F,
+                                    CUBLAS_GEMM_DEFAULT));
+  };
+  auto strided = [&](int) {
+    if constexpr (sizeof(T) == 4)
+      cblas_sgemm_batch_strided(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f, a, n, int(s), b, n, int(s),
+                                0.f, c, n, int(s), int(count));
+    else if constexpr (sizeof(T) == 8)
+      cblas_dgemm_batch_strided(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a, n, int(s), b, n, int(s),
+                                0.0, c, n, int(s), int(count));
+    else
+      cblas_hgemm_batch_strided(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, myblas_float_to_half(1.f),
+                                reinterpret_cast<const uint16_t*>(a), n, int(s), reinterpret_cast<const uint16_t*>(b),
+                                n, int(s), 0, reinterpret_cast<uint16_t*>(c), n, int(s), int(count));
+  };
+  std::vector<const T*> pa(static_cast<size_t>(count)), pb(static_cast<size_t>(count));
+  std::vector<T*> pc(static_cast<size_t>(count));
+  for (long i = 0; i < count; ++i) pa[size_t(i)] = a + i * per, pb[size_t(i)] = b + i * per, pc[size_t(i)] = c + i * per;
+  const CBLAS_TRANSPOSE nt = CblasNoTrans;
+  const int ni = n, cnt = int(count);
+  auto listed = [&](int) {
+    if constexpr (sizeof(T) == 4) {
+      const float al = 1.f, be = 0.f;
+      cblas_sgemm_batch(CblasColMajor, &nt, &nt, &ni, &ni, &ni, &al, pa.data(), &ni, pb.data(), &ni, &be, pc.data(),
+                        &ni, 1, &cnt);
+    } else if constexpr (sizeof(T) == 8) {
+      const double al = 1.0, be = 0.0;
+      cblas_dgemm_batch(CblasColMajor, &nt, &nt, &ni, &ni, &ni, &al, pa.data(), &ni, pb.data(), &ni, &be, pc.data(),
+                        &ni, 1, &cnt);
+    } else {
+      const uint16_t al = myblas_float_to_half(1.f), be = 0;
+      cblas_hgemm_batch(CblasColMajor, &nt, &nt, &ni, &ni, &ni, &al, reinterpret_cast<const uint16_t**>(pa.data()),
+                        &ni, reinterpret_cast<const uint16_t**>(pb.data()), &ni, &be,
+                        reinterpret_cast<uint16_t**>(pc.data()), &ni, 1, &cnt);
+    }
+  };
+  const double eps = sizeof(T) == 8 ? std::ldexp(1.0, -53) : std::ldexp(1.0, -24);
+  raw(0);
+  CK(cudaDeviceSynchronize());
+  const double bytes = 3.0 * double(per) * double(count) * double(es);
+  const double flops = 2.0 * double(n) * n * n * double(count);
+  const bench::Timing tr = bench::time_calls_with_host(raw, 1, o.reps, 3);
+  csv_row("device", type, n, count, "cublas-strided-raw", tr.event_us, tr.host_us, bytes / tr.event_us / 1e3,
+          flops / tr.event_us / 1e6, 1.0, 0.0);
+  struct Form {
+    const char* name;
+    std::function<void(int)> f;
+  };
+  for (const Form& form : {Form{"myblas-batch-strided", strided}, Form{"myblas-batch-pointers", listed}}) {
+    CK(cudaMemset(c, 0xFF, per * count * es));  // NaN: beta = 0 must not read it
+    form.f(0);
+    CK(cudaDeviceSynchronize());
+    const double err = verify(c, cref, count, n, eps);
+    if (err > 1.0) std::printf("# VERIFY FAILED: %s %s n=%d worst error %.3g x the bound\n", form.name, type.c_str(), n, err);
+    const bench::Timing t = bench::time_calls_with_host(form.f, 1, o.reps, 3);
+    csv_row("device", type, n, count, form.name, t.event_us, t.host_us, bytes / t.event_us / 1e3,
+            flops / t.event_us / 1e6, tr.event_us / t.event_us, err);
+  }
+  CK(cudaFree(a));
+  CK(cudaFree(b));
+  CK(cudaFree(c));
+  CK(cudaFree(cref));
+}
+
+double wall_median(const std::function<void()>& f, int reps) {
+  f();  // warm-up
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return bench::median(t);
+}
+
+void host_case(int n, const Opts& o) {
+  using sgemm_t = void (*)(const char*, const char*, const int*, const int*, const int*, const float*, const float*,
+                           const int*, const float*, const int*, const float*, float*, const int*);
+  void* ob = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+  if (!ob) {
+    std::printf("# no OpenBLAS: %s\n", dlerror());
+    return;
+  }
+  auto sgemm = reinterpret_cast<sgemm_t>(dlsym(ob, "sgemm_"));
+  auto threads = reinterpret_cast<int (*)()>(dlsym(ob, "openblas_get_num_threads"));
+  const size_t per = size_t(n) * n;
+  const long count = o.count;
+  std::vector<float> a(per * count), b(per * count), c(per * count), cref(per * count);
+  {
+    std::mt19937 rng(7u);
+    std::uniform_real_distribution<float> d(-1.f, 1.f);
+    std::vector<float> pool(size_t(1) << 22);
+    for (float& v : pool) do v = d(rng); while (std::fabs(v) < 1e-3f);
+    // Blocks of the pool at shifting starts (fast for gigabytes; never zero).
+    const size_t chunk = pool.size() - 8;
+    for (size_t i = 0, j = 0; i < a.size(); i += chunk, ++j) {
+      const size_t len = std::min(chunk, a.size() - i);
+      std::memcpy(&a[i], pool.data() + j % 7, len * sizeof(float));
+      std::memcpy(&b[i], pool.data() + (j + 3) % 7 + 1, len * sizeof(float));
+    }
+  }
+  const float one = 1.f, zero = 0.f;
+  auto loop = [&] {
+    for (long i = 0; i < count; ++i)
+      sgemm("N", "N", &n, &n, &n, &one, &a[i * per], &n, &b[i * per], &n, &zero, &cref[i * per], &n);
+  };
+  const double flops = 2.0 * double(n) * n * n * double(count);
+  const double t_loop = wall_median(loop, o.host_reps);
+  char label[64];
+  std::snprintf(label, sizeof label, "openblas-sgemm-loop-%dthr", threads ? threads() : -1);
+  csv_row("host", "s", n, count, label, t_loop, t_loop, 0, flops / t_loop / 1e6, 1.0, 0.0);
+  const int s = int(per), cnt = int(count);
+  auto strided = [&] {
+    cblas_sgemm_batch_strided(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f, a.data(), n, s, b.data(), n, s,
+                              0.f, c.data(), n, s, cnt);
+  };
+  std::vector<const float*> pa(static_cast<size_t>(count)), pb(static_cast<size_t>(count));
+  std::vector<float*> pc(static_cast<size_t>(count));
+  for (long i = 0; i < count; ++i) pa[size_t(i)] = &a[i * per], pb[size_t(i)] = &b[i * per], pc[size_t(i)] = &c[i * per];
+  const CBLAS_TRANSPOSE nt = CblasNoTrans;
+  auto listed = [&] {
+    cblas_sgemm_batch(CblasColMajor, &nt, &nt, &n, &n, &n, &one, pa.data(), &n, pb.data(), &n, &zero, pc.data(), &n, 1,
+                      &cnt);
+  };
+  for (auto& [name, f] : std::vector<std::pair<const char*, std::function<void()>>>{
+           {"myblas-batch-strided", strided}, {"myblas-batch-pointers", listed}}) {
+    std::fill(c.begin(), c.end(), std::nanf(""));
+    f();
+    double worst = 0;
+    for (size_t i = 0; i < c.size(); i += 97)
+      worst = std::max(worst, std::isnan(c[i]) ? 1e30 : std::fabs(c[i] - cref[i]) / ((n + 2) * n * std::ldexp(1.0, -24)));
+    if (worst > 1.0) std::printf("# VERIFY FAILED: host %s n=%d worst %.3g x the bound\n", name, n, worst);
+    const double t = wall_median(f, o.host_reps);
+    csv_row("host", "s", n, count, (std::string(name) + "[" + myblas_last_path() + "]").c_str(), t, t, 0,
+            flops / t / 1e6, t_loop / t, worst);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Opts o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : ""; };
+    auto ints = [](const char* s) {
+      std::vector<int> v;
+      for (const std::string& x : bench::split_list(s)) v.push_back(std::atoi(x.c_str()));
+      return v;
+    };
+    if (a == "--device") o.device = true;
+    else if (a == "--host") o.host = true;
+    else if (a == "--sizes") o.sizes = ints(next());
+    else if (a == "--types") o.types = bench::split_list(next());
+    else if (a == "--host-sizes") o.host_sizes = ints(next());
+    else if (a == "--mb") o.mb = std::atof(next());
+    else if (a == "--reps") o.reps = std::atoi(next());
+    else if (a == "--host-reps") o.host_reps = std::atoi(next());
+    else if (a == "--count") o.count = std::atol(next());
+    else if (a == "--csv") o.csv = next();
+    else {
+      std::fprintf(stderr, "unknown argument %s\n", a.c_str());
+      return 2;
+    }
+  }
+  if (!o.device && !o.host) o.device = o.host = true;
+  const char* be = std::getenv("MYBLAS_BACKEND");
+  g_backend = be && *be ? be : "auto";
+  std::printf("# bench_batched, git %s, MYBLAS_BACKEND=%s\n", MYBLAS_GIT_REV, g_backend.c_str());
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0) {
+    bench::print_device_and_command(argc, argv);
+  } else {
+    std::printf("# date: %s; device: none\n", bench::utc_now().c_str());
+    bench::print_command(argc, argv);
+    o.device = false;  // (host rows only)
+  }
+  if (!o.csv.empty()) {
+    g_csv = std::fopen(o.csv.c_str(), "w");
+    if (g_csv)
+      std::fprintf(g_csv, "kind,backend,type,n,count,path,us,host_us,gbps,tflops,ratio_vs_anchor,verify_err\n");
+  }
+  if (o.device) {
+    cublasHandle_t h;
+    CB(cublasCreate(&h));
+    for (const std::string& t : o.types)
+      for (int n : o.sizes) {
+        if (t == "s") device_case<float>(t, n, o, h);
+        else if (t == "d") device_case<double>(t, n, o, h);
+        else if (t == "h") device_case<__half>(t, n, o, h);
+      }
+    CB(cublasDestroy(h));
+  }
+  if (o.host)
+    for (int n : o.host_sizes) host_case(n, o);
+  if (g_csv) std::fclose(g_csv);
+  return 0;
+}
