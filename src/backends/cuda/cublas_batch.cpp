@@ -303,8 +303,6 @@ bool host_group(const BatchProblem& p, const BatchGroup& g, const CublasApi* api
                !g.beta.zero()};
   const size_t per = std::max<size_t>(1, hg.in_bytes(1) + hg.c_elems() * es);
   const int64_t chunk = std::max<int64_t>(1, std::min<int64_t>(g.count, int64_t(kChunkBytes / per)));
-  // Shared operands, once.
-  DeviceBuffer shared_a, shared_b;
   Slot slots[2];
   struct Drain {
     Slot* s;
@@ -318,6 +316,7 @@ bool host_group(const BatchProblem& p, const BatchGroup& g, const CublasApi* api
       }
     }
   } drain{slots};
+  DeviceBuffer shared_a, shared_b;  // shared operands, uploaded once (freed before the streams go)
   for (Slot& sl : slots) {
     MYBLAS_CUDA_TRY("stream", cudaStreamCreateWithFlags(&sl.stream, cudaStreamNonBlocking), "cudaStreamCreate");
     MYBLAS_CUDA_TRY("stream", cudaEventCreateWithFlags(&sl.done, cudaEventDisableTiming), "cudaEventCreate");
@@ -338,7 +337,6 @@ bool host_group(const BatchProblem& p, const BatchGroup& g, const CublasApi* api
                     "copying the shared B to the GPU");
   }
   if (hg.share_a || hg.share_b) MYBLAS_CUDA_TRY("sync", cudaStreamSynchronize(s), "uploading the shared operands");
-  cublasHandle_t h = nullptr;
   *finished = 0;
   // Waits for slot sl's chunk and unpacks it: the only place the caller's C is written.
   auto retire = [&](Slot& sl) -> bool {
@@ -374,13 +372,9 @@ bool host_group(const BatchProblem& p, const BatchGroup& g, const CublasApi* api
     if (hg.read_c)
       MYBLAS_CUDA_TRY("copy", cudaMemcpyAsync(dc, d, size_t(count) * hg.c_elems() * es, cudaMemcpyDeviceToDevice, s),
                       "placing C");
-    if (!h) {
-      h = cublas_handle(dev, s, p.type == Dtype::h ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH, why);
-      if (!h) return false;
-    } else {
-      h = cublas_handle(dev, s, p.type == Dtype::h ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH, why);
-      if (!h) return false;
-    }
+    // (this thread's handle, bound to the slot's stream)
+    cublasHandle_t h = cublas_handle(dev, s, p.type == Dtype::h ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH, why);
+    if (!h) return false;
     const cublasStatus_t st =
         fault_injected("cublas")
             ? CUBLAS_STATUS_EXECUTION_FAILED
