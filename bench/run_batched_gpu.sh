@@ -15,8 +15,9 @@
 # Writes:
 #   device.txt                 nvidia-smi and the CPU
 #   test_<backend>.txt         test_interface_batch under MYBLAS_BACKEND=cublas, kernels, auto
-#                              (every case, the Device ones included), and auto without a GPU
-#                              path for host arrays (the CPU cases)
+#                              (every case, the Device ones included)
+#   test_fault_<point>.txt     the Device and large host cases with MYBLAS_TEST_FAULT=<point>
+#                              (cublas, sync, launch): completed on the CPU
 #   device_<backend>.{txt,csv} bench_batched --device under auto (our square kernel at n = 16, 32
 #                              in S and H, cuBLAS elsewhere), cublas (cuBLAS's batched calls
 #                              through myblas) and kernels
@@ -40,6 +41,13 @@ for b in cublas kernels auto; do
   MYBLAS_BACKEND=$b timeout 120 "$dir/test_interface_batch" > "$out/test_$b.txt" 2>&1
   echo "test_interface_batch MYBLAS_BACKEND=$b: exit $? ($(grep -c '^\[       OK' "$out/test_$b.txt") ok," \
        "$(grep -c '^\[  FAILED' "$out/test_$b.txt") failed lines)" >> "$out/summary.txt"
+done
+
+# A failing GPU step is completed on the CPU (device operands, and host arrays in chunks).
+for f in cublas sync launch; do
+  MYBLAS_BACKEND=kernels MYBLAS_TEST_FAULT=$f timeout 60 "$dir/test_interface_batch" \
+    --gtest_filter='*Device*:*LargeHost*' > "$out/test_fault_$f.txt" 2>&1
+  echo "test_interface_batch MYBLAS_TEST_FAULT=$f: exit $?" >> "$out/summary.txt"
 done
 
 for b in auto cublas kernels; do
