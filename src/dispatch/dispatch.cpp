@@ -20,6 +20,7 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "core/stage_clock.h"
+#include "core/thread_pool.h"
 #include "dispatch/call_range.h"
 #include "dispatch/device_rule.h"
 #include "dispatch/program_break.h"
@@ -594,33 +595,66 @@ bool batch_host_gpu_wins(const BatchProblem& p) {
 }
 
 // Where the operands live: one kind of memory on one device, or mixed. A strided group's operands
-// are each one allocation, located by their first product's.
-void locate_batch(BatchProblem& p) {
-  const ProgramBreakArea heap = program_break_area();
-  bool first = true;
-  const size_t es = p.elem_size();
-  auto see = [&](const void* ptr) {
-    int d = -1;
-    const Mem m = heap.contains(ptr) ? Mem::host : classify_pointer(ptr, &d);
-    if (first) {
-      p.mem = m;
-      p.device = m == Mem::host ? -1 : d;
-      first = false;
-    } else if (m != p.mem || (m != Mem::host && d != p.device)) {
-      p.mixed = true;
-    }
-  };
-  for (const BatchGroup& g : p.groups) {
-    const bool ab = !g.scale_only(p.family);
-    const int64_t n = g.listed() ? g.count : 1;
-    for (int64_t i = 0; i < n && !p.mixed; ++i) {
-      see(g.c_at(i, es));
-      if (ab) {
-        see(g.a_at(i, es));
-        see(g.b_at(i, es));
-      }
+// are each one allocation, located by their first product's. Every listed pointer is located (a
+// driver query each, except in the program-break heap): long lists are split over the copy
+// threads.
+struct Where {
+  bool any = false, mixed = false;
+  Mem mem = Mem::host;
+  int device = -1;
+  void see(Mem m, int d) {
+    if (!any) {
+      any = true, mem = m, device = m == Mem::host ? -1 : d;
+    } else if (m != mem || (m != Mem::host && d != device)) {
+      mixed = true;
     }
   }
+  void merge(const Where& o) {
+    if (o.mixed) mixed = true;
+    if (o.any) see(o.mem, o.device);
+  }
+};
+
+void locate_batch(BatchProblem& p) {
+  const ProgramBreakArea heap = program_break_area();
+  const size_t es = p.elem_size();
+  auto locate_range = [&](const BatchGroup& g, int64_t i0, int64_t i1, Where* w) {
+    const bool ab = !g.scale_only(p.family);
+    const void* last[3] = {nullptr, nullptr, nullptr};  // a shared operand is located once
+    auto one = [&](int which, const void* ptr) {
+      if (ptr == last[which] && w->any) return;
+      last[which] = ptr;
+      int d = -1;
+      const Mem m = heap.contains(ptr) ? Mem::host : classify_pointer(ptr, &d);
+      w->see(m, d);
+    };
+    for (int64_t i = i0; i < i1 && !w->mixed; ++i) {
+      one(2, g.c_at(i, es));
+      if (ab) {
+        one(0, g.a_at(i, es));
+        one(1, g.b_at(i, es));
+      }
+    }
+  };
+  Where all;
+  for (const BatchGroup& g : p.groups) {
+    const int64_t n = g.listed() ? g.count : 1;
+    constexpr int64_t kPerTask = 512;
+    if (n <= 2 * kPerTask) {
+      locate_range(g, 0, n, &all);
+    } else {
+      const size_t tasks = size_t((n + kPerTask - 1) / kPerTask);
+      std::vector<Where> part(tasks);
+      parallel_for(tasks, [&](size_t t) {
+        locate_range(g, int64_t(t) * kPerTask, std::min(n, int64_t(t + 1) * kPerTask), &part[t]);
+      });
+      for (const Where& w : part) all.merge(w);
+    }
+    if (all.mixed) break;
+  }
+  p.mem = all.mem;
+  p.device = all.device;
+  p.mixed = all.mixed;
 }
 
 // One product of a mixed batch as a call of its own (each locates its operands again).

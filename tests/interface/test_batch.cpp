@@ -640,6 +640,59 @@ TEST(BatchGemm, LargeHostBatchS) {
   }
 }
 
+// A long pointer list (located over the copy threads on a GPU machine).
+TEST(BatchGemm, LongPointerListS) {
+  std::mt19937_64 rng(mbtest::test_seed());
+  GroupSpec g;
+  g.m = 8, g.n = 5, g.k = 7;
+  g.alpha = {-1, 0}, g.beta = {0.5, 0};
+  g.count = 1500;
+  g.pad = 1;
+  Runner<float> r{false, Api::cblas_col, Form::listed, false, {g}, rng, {}};
+  r.run();
+}
+
+// Products in host and in device memory in one call: each runs where its operands are.
+TEST(BatchGemm, DeviceMixedMemoryS) {
+  std::string why;
+  if (no_gpu(&why)) GTEST_SKIP() << "no GPU: " << why;
+  std::mt19937_64 rng(mbtest::test_seed());
+  const int n = 9, count = 3;
+  std::vector<std::vector<float>> a(count), b(count), c(count), want(count);
+  for (int p = 0; p < count; ++p) {
+    for (auto* v : {&a[size_t(p)], &b[size_t(p)], &c[size_t(p)]}) {
+      v->resize(size_t(n * n));
+      for (float& x : *v) x = mbtest::uniform(rng);
+    }
+    want[size_t(p)] = c[size_t(p)];
+  }
+  using F = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
+  auto ref = reinterpret_cast<F>(ref_symbol<float>("gemm"));
+  for (int p = 0; p < count; ++p)
+    ref(CblasColMajor, CblasNoTrans, CblasTrans, n, n, n, 0.5f, a[size_t(p)].data(), n, b[size_t(p)].data(), n, -1.f,
+        want[size_t(p)].data(), n);
+  // Product 1 lives on the GPU, products 0 and 2 on the host.
+  float *da, *db, *dc;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&da), n * n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&db), n * n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dc), n * n * sizeof(float)), cudaSuccess);
+  cudaMemcpy(da, a[1].data(), n * n * sizeof(float), cudaMemcpyHostToDevice);
+  cudaMemcpy(db, b[1].data(), n * n * sizeof(float), cudaMemcpyHostToDevice);
+  cudaMemcpy(dc, c[1].data(), n * n * sizeof(float), cudaMemcpyHostToDevice);
+  const float* as[3] = {a[0].data(), da, a[2].data()};
+  const float* bs[3] = {b[0].data(), db, b[2].data()};
+  float* cs[3] = {c[0].data(), dc, c[2].data()};
+  const CBLAS_TRANSPOSE tn = CblasNoTrans, tt = CblasTrans;
+  const float al = 0.5f, be = -1.f;
+  cblas_sgemm_batch(CblasColMajor, &tn, &tt, &n, &n, &n, &al, as, &n, bs, &n, &be, cs, &n, 1, &count);
+  cudaMemcpy(c[1].data(), dc, n * n * sizeof(float), cudaMemcpyDeviceToHost);
+  cudaFree(da), cudaFree(db), cudaFree(dc);
+  for (int p = 0; p < count; ++p)
+    for (int i = 0; i < n * n; ++i)
+      EXPECT_NEAR(c[size_t(p)][size_t(i)], want[size_t(p)][size_t(i)], 1e-5) << "product " << p << " element " << i;
+  EXPECT_TRUE(take_reports().empty());
+}
+
 // Outputs that share an element are rejected; interleaved ones that do not are computed.
 TEST(BatchGemm, OverlappingOutputsRejected) {
   std::vector<float> a(64, 0.5f), b(64, 0.25f), c(256, 1.f);
