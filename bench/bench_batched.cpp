@@ -16,6 +16,9 @@
 //     cblas_sgemm_batch through libmyblas (whichever path MYBLAS_BACKEND gives: cpu, cublas for the
 //     GPU path, or auto). Verified against the loop, timed by wall clock: 1 warm-up, --host-reps
 //     calls, median.
+//   With --device also: two groups of different sizes (n = 16 and 32, FP32) in one cblas_sgemm_batch
+//     call, beside two cblas_sgemm_batch_strided calls and two raw cuBLAS calls (kind "group",
+//     n printed as 1632).
 // Output: a text table on stdout and, with --csv FILE, one CSV row per measurement.
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
@@ -197,6 +200,69 @@ void device_case(const std::string& type, int n, const Opts& o, cublasHandle_t h
   CK(cudaFree(cref));
 }
 
+// Groups of different sizes in one call (FP32, n = 16 and 32, 64 MB per operand each) beside the
+// same products as two strided calls and as two raw cuBLAS calls.
+void grouped_case(const Opts& o, cublasHandle_t h) {
+  const int ns[2] = {16, 32};
+  long counts[2];
+  float *a[2], *b[2], *c[2];
+  std::vector<const float*> pa, pb;
+  std::vector<float*> pc;
+  for (int g = 0; g < 2; ++g) {
+    const size_t per = size_t(ns[g]) * ns[g];
+    counts[g] = long(64.0 * 1048576.0 / double(per * sizeof(float)));
+    CK(cudaMalloc(&a[g], per * counts[g] * sizeof(float)));
+    CK(cudaMalloc(&b[g], per * counts[g] * sizeof(float)));
+    CK(cudaMalloc(&c[g], per * counts[g] * sizeof(float)));
+    fill_device(a[g], per * counts[g], 3 + g);
+    fill_device(b[g], per * counts[g], 5 + g);
+    for (long i = 0; i < counts[g]; ++i) {
+      pa.push_back(a[g] + i * per);
+      pb.push_back(b[g] + i * per);
+      pc.push_back(c[g] + i * per);
+    }
+  }
+  const CBLAS_TRANSPOSE nt[2] = {CblasNoTrans, CblasNoTrans};
+  const int sizes[2] = {ns[0], ns[1]}, gs[2] = {int(counts[0]), int(counts[1])};
+  const float al[2] = {1.f, 1.f}, be[2] = {0.f, 0.f};
+  auto grouped = [&](int) {
+    cblas_sgemm_batch(CblasColMajor, nt, nt, sizes, sizes, sizes, al, pa.data(), sizes, pb.data(), sizes, be, pc.data(),
+                      sizes, 2, gs);
+  };
+  auto two_strided = [&](int) {
+    for (int g = 0; g < 2; ++g) {
+      const int n = ns[g], s = n * n;
+      cblas_sgemm_batch_strided(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f, a[g], n, s, b[g], n, s, 0.f,
+                                c[g], n, s, int(counts[g]));
+    }
+  };
+  auto two_raw = [&](int) {
+    const float one = 1.f, zero = 0.f;
+    for (int g = 0; g < 2; ++g) {
+      const int n = ns[g];
+      const long long s = (long long)n * n;
+      CB(cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a[g], n, s, b[g], n, s, &zero, c[g], n,
+                                   s, int(counts[g])));
+    }
+  };
+  const long total = counts[0] + counts[1];
+  const double bytes = 3.0 * 64 * 1048576.0 * 2;
+  const bench::Timing tr = bench::time_calls_with_host(two_raw, 1, o.reps, 3);
+  csv_row("group", "s", 1632, total, "cublas-two-strided-raw", tr.event_us, tr.host_us, bytes / tr.event_us / 1e3, 0,
+          1.0, 0);
+  for (auto& [name, f] : std::vector<std::pair<const char*, std::function<void(int)>>>{
+           {"myblas-one-grouped-call", grouped}, {"myblas-two-strided-calls", two_strided}}) {
+    const bench::Timing t = bench::time_calls_with_host(f, 1, o.reps, 3);
+    csv_row("group", "s", 1632, total, name, t.event_us, t.host_us, bytes / t.event_us / 1e3, 0,
+            tr.event_us / t.event_us, 0);
+  }
+  for (int g = 0; g < 2; ++g) {
+    CK(cudaFree(a[g]));
+    CK(cudaFree(b[g]));
+    CK(cudaFree(c[g]));
+  }
+}
+
 double wall_median(const std::function<void()>& f, int reps) {
   f();  // warm-up
   std::vector<double> t;
@@ -324,6 +390,7 @@ int main(int argc, char** argv) {
         else if (t == "d") device_case<double>(t, n, o, h);
         else if (t == "h") device_case<__half>(t, n, o, h);
       }
+    grouped_case(o, h);
     CB(cublasDestroy(h));
   }
   if (o.host)

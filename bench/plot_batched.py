@@ -38,6 +38,14 @@ def tables(rows):
             out.append("| %s | %s | %s | %s | %s | %.1f | %.0f | %.2f | %.3f | %s |" % (
                 r["backend"], r["type"], r["n"], r["count"], r["path"], float(r["us"]), float(r["gbps"]),
                 float(r["tflops"]), float(r["ratio_vs_anchor"]), ptr))
+    grp = [r for r in rows if r["kind"] == "group"]
+    if grp:
+        out.append("\n## Groups of two sizes (FP32, n = 16 and 32, 64 MB per operand each)\n")
+        out.append("| backend | path | us | x two raw cuBLAS calls |")
+        out.append("|---|---|---:|---:|")
+        for r in grp:
+            out.append("| %s | %s | %.1f | %.3f |" % (r["backend"], r["path"], float(r["us"]),
+                                                   float(r["ratio_vs_anchor"])))
     host = [r for r in rows if r["kind"] == "host"]
     if host:
         out.append("\n## Host arrays: FP32, n^3 products\n")
