@@ -9,7 +9,7 @@
 #         /work/main/.dev-batched/ && strip /work/main/.dev-batched/{test_interface_batch,bench_batched}
 # Run on the device (about 2 minutes; carry [".gpu", ".dev-batched"]):
 #   bash .gpu/run.sh bash bench/run_batched_gpu.sh .dev-batched
-# Afterwards, here: python3 bench/plot_batched.py bench/results/h100-batched-<date> <files_at>/*.csv
+# Afterwards, here: /usr/bin/python3 bench/plot_batched.py bench/results/h100-batched-<date> <files_at>/*.csv
 #   (writes the .md table and the .png plot; add a bench/results/README.md line for them)
 #
 # Writes:
