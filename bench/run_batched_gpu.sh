@@ -3,10 +3,11 @@
 # benchmark, every output under $OUT (default ./batched-out).
 #
 # Prepare here (the binaries are built on the development machine for sm_90a):
-#   cmake --build build --target myblas test_interface_batch bench_batched -j2
+#   cmake --build build --target myblas test_interface_batch test_batched_kernels bench_batched -j2
 #   mkdir -p /work/main/.dev-batched
-#   cp -a build/src/libmyblas.so* build/tests/interface/test_interface_batch build/bench/bench_batched \
-#         /work/main/.dev-batched/ && strip /work/main/.dev-batched/{test_interface_batch,bench_batched}
+#   cp -a build/src/libmyblas.so* build/tests/interface/test_interface_batch \
+#         build/tests/kernels/test_batched_kernels build/bench/bench_batched /work/main/.dev-batched/
+#   strip /work/main/.dev-batched/{test_interface_batch,test_batched_kernels,bench_batched}
 # Run on the device (about 2 minutes; carry [".gpu", ".dev-batched"]):
 #   bash .gpu/run.sh bash bench/run_batched_gpu.sh .dev-batched
 # Afterwards, here: /usr/bin/python3 bench/plot_batched.py bench/results/h100-batched-<date> <files_at>/*.csv
@@ -14,6 +15,7 @@
 #
 # Writes:
 #   device.txt                 nvidia-smi and the CPU
+#   test_kernels.txt           test_batched_kernels (the square and scaling kernels called directly)
 #   test_<backend>.txt         test_interface_batch under MYBLAS_BACKEND=cublas, kernels, auto
 #                              (every case, the Device ones included)
 #   test_fault_<point>.txt     the Device and large host cases with MYBLAS_TEST_FAULT=<point>
@@ -37,6 +39,8 @@ export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-16}
   git rev-parse --short HEAD 2>/dev/null
 } > "$out/device.txt" 2>&1
 
+timeout 60 "$dir/test_batched_kernels" > "$out/test_kernels.txt" 2>&1
+echo "test_batched_kernels: exit $? ($(grep -c '^\[       OK' "$out/test_kernels.txt") ok)" >> "$out/summary.txt"
 for b in cublas kernels auto; do
   MYBLAS_BACKEND=$b timeout 120 "$dir/test_interface_batch" > "$out/test_$b.txt" 2>&1
   echo "test_interface_batch MYBLAS_BACKEND=$b: exit $? ($(grep -c '^\[       OK' "$out/test_$b.txt") ok," \
