@@ -7,7 +7,8 @@
 //    than it gains and makes the concurrent calls wait for each other: while our threads run the
 //    batch, OpenBLAS is held to one thread (openblas_set_num_threads; its previous count is
 //    restored after). Products large enough to keep every core busy on their own (m n k >= 2^24)
-//    run one after another on OpenBLAS's threads instead.
+//    run one after another on OpenBLAS's threads instead, and so do groups of fewer than 2^21
+//    multiply-adds in all.
 //  - Groups whose alpha is 0 (or k is 0) only scale C, on the calling threads, never reading A or B.
 //  - binary16 products go through the single-matrix HGEMM CPU path; operands in device memory
 //    (a GPU path that failed) are staged product by product.
@@ -29,6 +30,9 @@ namespace myblas {
 namespace {
 
 constexpr double kSerialMacs = double(1 << 24);  // a product this large runs alone on every core
+// A group this small in all (multiply-adds over its products) runs on the calling thread: waking
+// the copy threads and holding OpenBLAS to one thread would cost more than they save.
+constexpr double kParallelGroupMacs = double(1 << 21);
 
 // Holds OpenBLAS to one thread while a batch's products run on our threads.
 class OneThreadEach {
@@ -158,7 +162,7 @@ bool cpu_batch(const BatchProblem& p, std::string* why) {
   for (const BatchGroup& g : p.groups) {
     if (library_batch(p, g)) continue;
     const double macs = double(g.m) * double(g.n) * double(p.family == Family::gemm ? g.k : 1);
-    if (p.mem != Mem::host || g.count == 1 || macs >= kSerialMacs) {
+    if (p.mem != Mem::host || g.count == 1 || macs >= kSerialMacs || macs * double(g.count) < kParallelGroupMacs) {
       for (int64_t i = 0; i < g.count; ++i)
         if (!run_item(p, g, i, why)) return false;
       continue;
