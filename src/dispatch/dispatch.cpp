@@ -253,8 +253,8 @@ static bool settle_kernel(K* kernel, const GemmProblem& p, bool table_kernel, Ba
 
 void run_gemm(GemmProblem& p) {
   const auto t0 = call_start();
-  const CallRange range("%s %c%c %dx%dx%d beta=%g", routine_name(p.routine), op_char(p.ta), op_char(p.tb), p.m, p.n,
-                        p.k, double(p.beta));
+  const CallRange range("%s %c%c %dx%dx%d beta=%g", p.routine == Routine::hgemm ? "hgemm" : "sgemm", op_char(p.ta),
+                        op_char(p.tb), p.m, p.n, p.k, double(p.beta));
   MYBLAS_STAGE_BEGIN();
   const bool gpu = gpu_available();
   if (gpu && device_memory_possible()) {  // (no CUDA context yet: every operand is host memory)
@@ -268,6 +268,25 @@ void run_gemm(GemmProblem& p) {
     p.device = run_dev;
   }
   MYBLAS_STAGE(kStageLocate);
+  // Host-array SGEMM that the rules send to the CPU (no GPU; MYBLAS_BACKEND=cpu; auto where the
+  // shape's host row, or every host row, says the CPU) goes straight to the CPU BLAS, as SGEMV's
+  // does below: the general path's kernel choice, staging and fallback bookkeeping were as much
+  // as the library's whole cost on a 64^3 call. Verbose calls, a lost GPU and alpha == 0 or
+  // k == 0 take the general path.
+  if (p.routine == Routine::sgemm && !p.any_device() && !p.scale_only() && (gpu || !gpu_lost()) && !verbose()) {
+    const Backend backend = backend_setting();
+    const DispatchTable* t = gpu && backend == Backend::auto_ ? &dispatch_table(p.device) : nullptr;
+    const TableEntry* host = t && t->host_gpu_rows[int(Routine::sgemm)]
+                                 ? lookup(*t, Routine::sgemm, Mem::host, p.ta, p.tb, p.m, p.n, p.k, p.beta == 0.f)
+                                 : nullptr;
+    const Request req{Routine::sgemm, backend, gpu, false, false, false, host && host->path == Path::cublas};
+    if (choose(req).path == Path::cpu) {
+      const CallRange cpu_range("cpu");
+      cpu_sgemm_host(p);
+      set_last_path(Path::cpu);
+      return;
+    }
+  }
   if (!gpu && gpu_lost()) {
     const size_t es = p.elem_size();
     const bool ab = !p.scale_only();

@@ -146,6 +146,11 @@ bool cpu_gemm(const GemmProblem& p, std::string* why) {
   return p.mem_c != Mem::device || stage_out(p.c, p.ldc, c, p.m, p.n, es, why);
 }
 
+void cpu_sgemm_host(const GemmProblem& p) {
+  gemm_f32(p, static_cast<const float*>(p.a), p.lda, static_cast<const float*>(p.b), p.ldb, static_cast<float*>(p.c),
+           p.ldc);
+}
+
 namespace {
 // Whether a 32-bit BLAS computes the start of this vector, (len-1)*|inc|, past INT32_MAX.
 bool huge_vector(int len, int inc) {

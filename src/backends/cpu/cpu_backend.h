@@ -17,6 +17,9 @@ bool cpu_gemv(const GemvProblem& p, std::string* why);
 // short SGEMVs where the library's own cost shows); false, having done nothing, for the rare
 // calls it leaves to cpu_gemv (vectors so long that a 32-bit BLAS misplaces them).
 bool cpu_gemv_host(const GemvProblem& p);
+// SGEMM on host arrays, straight to the CPU BLAS (no staging, no allocation): dispatch's fast
+// path for host-array SGEMM calls that the rules send to the CPU.
+void cpu_sgemm_host(const GemmProblem& p);
 
 // Every other routine (BlasProblem), with the same staging of device operands.
 bool cpu_blas_problem(const BlasProblem& p, std::string* why);
