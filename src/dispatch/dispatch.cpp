@@ -243,7 +243,7 @@ static bool settle_kernel(K* kernel, const GemmProblem& p, bool table_kernel, Ba
     *wins = table_kernel;
     return true;
   }
-  *refused += std::string(name(*kernel)) + ": " + no;
+  if (verbose()) *refused += std::string(name(*kernel)) + ": " + no;  // (text only for the log)
   if (table_kernel && backend != Backend::kernels) {  // the measured kernel cannot run it
     *kernel = choose(p);
     no = can_implement(*kernel, p);
@@ -345,7 +345,7 @@ void run_gemm(GemmProblem& p) {
       if (!hgemm_kernel_from_name(config().hgemm_kernel.c_str(), &named))
         warn_once("hgemm-kernel", "unknown MYBLAS_HGEMM_KERNEL '" + config().hgemm_kernel + "'");
       else if (const char* no = hgemm_can_implement(named, p))
-        refused = std::string(hgemm_kernel_name(named)) + ": " + no + "; ";
+        refused = verbose() ? std::string(hgemm_kernel_name(named)) + ": " + no + "; " : std::string();
       else
         hkernel = named;
     }
