@@ -652,6 +652,55 @@ TEST(BatchGemm, LongPointerListS) {
   r.run();
 }
 
+// The ILP64 names compute what the LP64 names do (bitwise), and report with their own numbers.
+TEST(BatchGemm, Ilp64NamesMatchLp64) {
+  std::mt19937_64 rng(mbtest::test_seed());
+  const int n = 7, count = 3, s = n * n;
+  std::vector<float> a(size_t(s * count)), b(size_t(s * count)), c(size_t(s * count));
+  for (auto* v : {&a, &b, &c})
+    for (float& x : *v) x = mbtest::uniform(rng);
+  std::vector<float> c1 = c, c2 = c;
+  const float al = 0.5f, be = -1.f;
+  const char tn = 'N', tt = 'T';
+  int ni = n, si = s, ci = count;
+  int64_t n8 = n, s8 = s, c8 = count;
+  sgemm_batch_strided_(&tn, &tt, &ni, &ni, &ni, &al, a.data(), &ni, &si, b.data(), &ni, &si, &be, c1.data(), &ni, &si,
+                       &ci);
+  sgemm_batch_strided_64_(&tn, &tt, &n8, &n8, &n8, &al, a.data(), &n8, &s8, b.data(), &n8, &s8, &be, c2.data(), &n8,
+                          &s8, &c8);
+  EXPECT_EQ(c1, c2);
+  c1 = c, c2 = c;
+  const float* pa[3] = {&a[0], &a[size_t(s)], &a[size_t(2 * s)]};
+  const float* pb[3] = {&b[0], &b[size_t(s)], &b[size_t(2 * s)]};
+  float* p1[3] = {&c1[0], &c1[size_t(s)], &c1[size_t(2 * s)]};
+  float* p2[3] = {&c2[0], &c2[size_t(s)], &c2[size_t(2 * s)]};
+  const CBLAS_TRANSPOSE cn = CblasNoTrans, ct = CblasTrans;
+  const int one = 1;
+  const int64_t one8 = 1;
+  cblas_sgemm_batch(CblasRowMajor, &ct, &cn, &ni, &ni, &ni, &al, pa, &ni, pb, &ni, &be, p1, &ni, one, &ci);
+  cblas_sgemm_batch64_(CblasRowMajor, &ct, &cn, &n8, &n8, &n8, &al, pa, &n8, pb, &n8, &be, p2, &n8, one8, &c8);
+  EXPECT_EQ(c1, c2);
+  c1 = c, c2 = c;
+  sgemv_batch_(&tt, &ni, &ni, &al, pa, &ni, pb, &one, &be, p1, &one, &one, &ci);
+  sgemv_batch_64(&tt, &n8, &n8, &al, pa, &n8, pb, &one8, &be, p2, &one8, &one8, &c8);
+  EXPECT_EQ(c1, c2);
+  c1 = c, c2 = c;
+  cblas_sgemv_batch_strided(CblasColMajor, CblasNoTrans, n, n, al, a.data(), n, s, b.data(), 1, s, be, c1.data(), 1,
+                            s, count);
+  cblas_sgemv_batch_strided_64(CblasColMajor, CblasNoTrans, n8, n8, al, a.data(), n8, s8, b.data(), 1, s8, be,
+                               c2.data(), 1, s8, c8);
+  EXPECT_EQ(c1, c2);
+  take_reports();
+  const int64_t bad = -1;
+  sgemm_batch_strided_64_(&tn, &tt, &n8, &n8, &n8, &al, a.data(), &n8, &s8, b.data(), &n8, &s8, &be, c2.data(), &n8,
+                          &s8, &bad);
+  std::vector<Report> r = take_reports();
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].routine, "SGEMM_BATCH_STRIDED");
+  EXPECT_EQ(r[0].info, 17);
+  EXPECT_EQ(c1, c2);
+}
+
 // Products in host and in device memory in one call: each runs where its operands are.
 TEST(BatchGemm, DeviceMixedMemoryS) {
   std::string why;
