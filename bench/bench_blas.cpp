@@ -13,8 +13,8 @@
 // table TABLE (the library is pointed at the same file through MYBLAS_DISPATCH_TABLE), the
 // shape is run through the library in auto mode ("auto:<path>") beside every path auto could
 // have taken, called directly in the same process: cuBLAS as the library calls it (same math
-// mode; HGEMM with beta != 0 as the library's round-once path: C widened into FP32 scratch,
-// cublasGemmEx into it, one rounding) and each candidate kernel of ours that can run the shape
+// mode; HGEMM with beta != 0 as the library's round-once path: cublasGemmEx writing
+// alpha*op(A)*op(B) into FP32 scratch, then beta*C added and the sum rounded once) and each candidate kernel of ours that can run the shape
 // (the candidates of bench/make_dispatch_table.py). GEMM rows for any beta ("*") are run with
 // beta 0 and 0.5. Every path is verified against cuBLAS first. Operand sets rotate over
 // >= 256 MiB (every call on the next set). After >= 20 ms of cuBLAS calls (the GPU's clocks up),
@@ -454,10 +454,10 @@ void bench_quality_shape(cublasHandle_t hs, cublasHandle_t hh, const myblas::Dis
                        CB(cublasSgemv(hs, ca, m, n, &alpha, static_cast<const float*>(a), m,
                                       static_cast<const float*>(b), 1, &beta, static_cast<float*>(c), 1));
                      } else if (half && beta != 0.f) {
-                       CK(myblas::widen_f16_f32(static_cast<const uint16_t*>(c), m, scratch, m, m, n, nullptr));
-                       CB(cublasGemmEx(hh, ca, cb, m, n, k, &alpha, a, CUDA_R_16F, ar, b, CUDA_R_16F, br, &beta,
+                       const float zero = 0.f;
+                       CB(cublasGemmEx(hh, ca, cb, m, n, k, &alpha, a, CUDA_R_16F, ar, b, CUDA_R_16F, br, &zero,
                                        scratch, CUDA_R_32F, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-                       CK(myblas::round_f32_f16(scratch, m, static_cast<uint16_t*>(c), m, m, n, nullptr));
+                       CK(myblas::add_scaled_round_f16(scratch, m, beta, static_cast<uint16_t*>(c), m, m, n, nullptr));
                      } else if (half) {
                        CB(cublasGemmEx(hh, ca, cb, m, n, k, &alpha, a, CUDA_R_16F, ar, b, CUDA_R_16F, br, &beta, c,
                                        CUDA_R_16F, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));

@@ -14,9 +14,14 @@
  *                    cblas_hgemm as MKL defines it.
  *   - native:        myblas_* (version, CUDA stream, half conversion, the path
  *                    taken by the last call).
+ * GEMM with 16-bit A and B and an FP32 C comes under OpenBLAS's names (sbgemm_,
+ * cblas_sbgemm for bfloat16, shgemm_, cblas_shgemm for binary16) and MKL's
+ * (gemm_bf16bf16f32_, cblas_gemm_bf16bf16f32, gemm_f16f16f32_,
+ * cblas_gemm_f16f16f32).
  *
  * binary16 values travel as uint16_t bit patterns (MKL's MKL_F16); HGEMM
- * accumulates in FP32 and rounds the result to binary16 once.
+ * accumulates in FP32 and rounds the result to binary16 once. bfloat16 values
+ * travel as uint16_t bit patterns too (OpenBLAS's bfloat16, MKL's MKL_BF16).
  */
 #ifndef MYBLAS_H
 #define MYBLAS_H
@@ -384,6 +389,36 @@ void ztrsm_64_(const char *side, const char *uplo, const char *transa, const cha
 void ztrsm_64(const char *side, const char *uplo, const char *transa, const char *diag, const
     int64_t *m, const int64_t *n, const void *alpha, const void *a, const int64_t *lda, void *b,
     const int64_t *ldb);
+/* C := alpha*op(A)*op(B) + beta*C with bfloat16 (sbgemm_) or binary16
+ * (shgemm_) A and B, FP32 alpha, beta and C, FP32 accumulation: OpenBLAS's
+ * signatures. Errors go to xerbla_ as "SBGEMM " / "SHGEMM ". */
+void sbgemm_(const char *transa, const char *transb, const int *m, const int *n,
+             const int *k, const float *alpha, const uint16_t *a, const int *lda,
+             const uint16_t *b, const int *ldb, const float *beta, float *c,
+             const int *ldc);
+void shgemm_(const char *transa, const char *transb, const int *m, const int *n,
+             const int *k, const float *alpha, const uint16_t *a, const int *lda,
+             const uint16_t *b, const int *ldb, const float *beta, float *c,
+             const int *ldc);
+
+/* The same operation under MKL's names (also exported without the trailing
+ * underscore). Errors go to xerbla_ as "GEMM_BF16BF16F32" / "GEMM_F16F16F32". */
+void gemm_bf16bf16f32_(const char *transa, const char *transb, const int *m,
+                       const int *n, const int *k, const float *alpha,
+                       const uint16_t *a, const int *lda, const uint16_t *b,
+                       const int *ldb, const float *beta, float *c, const int *ldc);
+void gemm_bf16bf16f32(const char *transa, const char *transb, const int *m,
+                      const int *n, const int *k, const float *alpha,
+                      const uint16_t *a, const int *lda, const uint16_t *b,
+                      const int *ldb, const float *beta, float *c, const int *ldc);
+void gemm_f16f16f32_(const char *transa, const char *transb, const int *m,
+                     const int *n, const int *k, const float *alpha,
+                     const uint16_t *a, const int *lda, const uint16_t *b,
+                     const int *ldb, const float *beta, float *c, const int *ldc);
+void gemm_f16f16f32(const char *transa, const char *transb, const int *m,
+                    const int *n, const int *k, const float *alpha,
+                    const uint16_t *a, const int *lda, const uint16_t *b,
+                    const int *ldb, const float *beta, float *c, const int *ldc);
 
 /* Error handler called for illegal arguments, through the dynamic symbol, so a
  * program's own xerbla_ wins. The default prints the reference message to
@@ -915,6 +950,16 @@ void cblas_ztrsm_64(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS
 void cblas_ztrsm64_(CBLAS_LAYOUT layout, CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE
     transa, CBLAS_DIAG diag, int64_t m, int64_t n, const void * alpha, const void *a, int64_t
     lda, void *b, int64_t ldb);
+/* OpenBLAS's CBLAS forms of sbgemm_ and shgemm_ (declared by OpenBLAS's cblas.h
+ * when that came first). As in OpenBLAS, errors go to xerbla_, numbered as the
+ * Fortran call that a row-major call becomes (operands swapped), and
+ * CblasConjNoTrans (114) means no transpose. */
+void cblas_sbgemm(CBLAS_LAYOUT order, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE transb,
+                  int m, int n, int k, float alpha, const uint16_t *a, int lda,
+                  const uint16_t *b, int ldb, float beta, float *c, int ldc);
+void cblas_shgemm(CBLAS_LAYOUT order, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE transb,
+                  int m, int n, int k, float alpha, const uint16_t *a, int lda,
+                  const uint16_t *b, int ldb, float beta, float *c, int ldc);
 #endif
 
 void cblas_hgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa, CBLAS_TRANSPOSE transb,
@@ -1152,6 +1197,16 @@ void cblas_zgemv_batch_strided64_(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE trans, in
     incx, int64_t stridex, const void * beta, void *y, int64_t incy, int64_t stridey, int64_t
     batch_size);
 #endif
+/* MKL's CBLAS forms of gemm_bf16bf16f32 and gemm_f16f16f32: reference CBLAS
+ * argument checks, errors through cblas_xerbla. */
+void cblas_gemm_bf16bf16f32(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa,
+                            CBLAS_TRANSPOSE transb, int m, int n, int k, float alpha,
+                            const uint16_t *a, int lda, const uint16_t *b, int ldb,
+                            float beta, float *c, int ldc);
+void cblas_gemm_f16f16f32(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE transa,
+                          CBLAS_TRANSPOSE transb, int m, int n, int k, float alpha,
+                          const uint16_t *a, int lda, const uint16_t *b, int ldb,
+                          float beta, float *c, int ldc);
 
 /* ---- native API ------------------------------------------------------------ */
 

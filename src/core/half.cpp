@@ -96,6 +96,10 @@ void floats_to_halves(const float* src, uint16_t* dst, size_t n) {
   for (size_t i = 0; i < n; ++i) dst[i] = float_to_half(src[i]);
 }
 
+void bf16s_to_floats(const uint16_t* src, float* dst, size_t n) {
+  for (size_t i = 0; i < n; ++i) dst[i] = bf16_to_float(src[i]);  // (vectorised by the compiler)
+}
+
 }  // namespace myblas
 
 extern "C" {

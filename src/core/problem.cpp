@@ -25,6 +25,8 @@ const char* routine_name(Routine r) {
         }
     }
   } kNames;
+  if (r == Routine::sbgemm) return "sbgemm";
+  if (r == Routine::shgemm) return "shgemm";
   const int i = int(r);
   return i < kRoutineCount ? kNames.text[i] : "?";
 }

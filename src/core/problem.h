@@ -13,12 +13,15 @@ enum class Dtype : uint8_t { s, d, c, z, h };
 // Routine families; one of each element type is one routine (dgemm, zherk, ...).
 enum class Family : uint8_t { gemm, gemv, symm, hemm, syrk, herk, syr2k, her2k, trmm, trsm };
 constexpr int kFamilies = 10;
+constexpr int kFirstGenericRoutine = 3;
+constexpr int kRoutineCount = kFirstGenericRoutine + kFamilies * 4;  // (the dispatch table's routines)
 // One routine of one element type: the key of the dispatch table. sgemm, sgemv and hgemm have
 // their own problem descriptions (GemmProblem, GemvProblem) and our kernels; every other routine
 // of families x {s, d, c, z} is described by a BlasProblem and has the value routine_of gives.
-enum class Routine : uint8_t { sgemm, sgemv, hgemm };
-constexpr int kFirstGenericRoutine = 3;
-constexpr int kRoutineCount = kFirstGenericRoutine + kFamilies * 4;
+// sbgemm (bfloat16 A and B, FP32 C: OpenBLAS's sbgemm, MKL's gemm_bf16bf16f32) and shgemm
+// (binary16 A and B, FP32 C: OpenBLAS's shgemm, MKL's gemm_f16f16f32) are GemmProblems after the
+// table's routines: they have no table rows.
+enum class Routine : uint8_t { sgemm, sgemv, hgemm, sbgemm = kRoutineCount, shgemm };
 inline Routine routine_of(Family f, Dtype t) {
   if (f == Family::gemm && t == Dtype::s) return Routine::sgemm;
   if (f == Family::gemv && t == Dtype::s) return Routine::sgemv;
@@ -47,8 +50,9 @@ const char* path_name(Path p);
 inline char op_char(Op o) { return o == Op::N ? 'N' : 'T'; }
 inline char mem_char(Mem m) { return m == Mem::host ? 'h' : m == Mem::device ? 'd' : 'm'; }
 
-// C := alpha*op(A)*op(B) + beta*C for sgemm (float) and hgemm (binary16 storage).
-// alpha and beta are held in FP32 (hgemm's binary16 scalars widen exactly).
+// C := alpha*op(A)*op(B) + beta*C for sgemm (float), hgemm (binary16 storage), and sbgemm /
+// shgemm (16-bit A and B, float C). alpha and beta are held in FP32 (hgemm's binary16 scalars
+// widen exactly).
 struct GemmProblem {
   Routine routine = Routine::sgemm;
   Op ta = Op::N, tb = Op::N;
@@ -62,7 +66,11 @@ struct GemmProblem {
   int dev_a = -1, dev_b = -1, dev_c = -1;  // owning CUDA device of device/managed operands
   int device = -1;  // where a GPU path runs: C's device, else A's or B's; -1 if all on host
 
-  size_t elem_size() const { return routine == Routine::hgemm ? 2 : 4; }
+  // Bytes per element of A and B, and of C: they differ for sbgemm and shgemm.
+  size_t ab_elem_size() const { return routine == Routine::hgemm || mixed() ? 2 : 4; }
+  size_t c_elem_size() const { return routine == Routine::hgemm ? 2 : 4; }
+  // A and B are 16-bit with an FP32 C (sbgemm, shgemm).
+  bool mixed() const { return routine == Routine::sbgemm || routine == Routine::shgemm; }
   // Rows/cols of A and B as stored.
   int a_rows() const { return ta == Op::N ? m : k; }
   int a_cols() const { return ta == Op::N ? k : m; }

@@ -288,9 +288,9 @@ void run_gemm(GemmProblem& p) {
     }
   }
   if (!gpu && gpu_lost()) {
-    const size_t es = p.elem_size();
+    const size_t es = p.ab_elem_size();
     const bool ab = !p.scale_only();
-    if (!operands_readable({{p.c, span_bytes(p.m, p.n, p.ldc, es)},
+    if (!operands_readable({{p.c, span_bytes(p.m, p.n, p.ldc, p.c_elem_size())},
                             {ab ? p.a : nullptr, ab ? span_bytes(p.a_rows(), p.a_cols(), p.lda, es) : 0},
                             {ab ? p.b : nullptr, ab ? span_bytes(p.b_rows(), p.b_cols(), p.ldb, es) : 0}},
                            routine_name(p.routine))) {
@@ -302,7 +302,10 @@ void run_gemm(GemmProblem& p) {
   // The measured table (only looked up when a GPU can run the call): device operands take our
   // kernel where the device rows bracket the shape, else cuBLAS; host arrays the nearest host
   // shape (the GPU pipeline or the CPU).
-  const DispatchTable* table = gpu && backend == Backend::auto_ && !p.scale_only() ? &dispatch_table(p.device) : nullptr;
+  // (The table has rows for SGEMM and HGEMM; sbgemm and shgemm take the rules' defaults.)
+  const bool tabled = p.routine == Routine::sgemm || p.routine == Routine::hgemm;
+  const DispatchTable* table =
+      gpu && tabled && backend == Backend::auto_ && !p.scale_only() ? &dispatch_table(p.device) : nullptr;
   // Device operands: a kernel only where the table's rows bracket the shape (dispatch/device_rule.h).
   const DeviceEvidence evidence = table && p.any_device()
                                       ? device_evidence_cached(*table, p.routine, p.ta, p.tb, p.m, p.n, p.k, p.beta == 0.f)
@@ -338,7 +341,7 @@ void run_gemm(GemmProblem& p) {
     }
     has_kernel = settle_kernel(&kernel, p, table_kernel, backend, &kernel_wins, &refused, sgemm_can_implement,
                                sgemm_choose, sgemm_kernel_name);
-  } else if (can_take && p.routine == Routine::hgemm) {
+  } else if (can_take && (p.routine == Routine::hgemm || p.mixed())) {  // (sbgemm, shgemm: the wgmma kernel)
     hkernel = table_kernel ? entry_hgemm_kernel(*entry) : hgemm_choose(p);
     if (backend == Backend::kernels && !config().hgemm_kernel.empty()) {
       HgemmKernel named;
@@ -361,7 +364,7 @@ void run_gemm(GemmProblem& p) {
       rule, p, routine_name(p.routine),
       [&p, kernel, hkernel, tf32x3](Path chosen, std::string* why) {
         if (chosen != Path::kernels) return cublas_gemm(p, why, tf32x3);
-        return p.routine == Routine::hgemm ? kernel_hgemm(p, hkernel, why) : kernel_gemm(p, kernel, why);
+        return p.routine == Routine::sgemm ? kernel_gemm(p, kernel, why) : kernel_hgemm(p, hkernel, why);
       },
       cpu_gemm, p.routine == Routine::hgemm ? hgemm_kernel_name(hkernel) : sgemm_kernel_name(kernel));
   set_last_path(path);
@@ -372,7 +375,7 @@ void run_gemm(GemmProblem& p) {
     const std::string table_used = table && p.any_device() ? evidence_note(*table, evidence)
                                    : entry                 ? table_note(*table, *entry)
                                                            : std::string();
-    const char* kname = p.routine == Routine::hgemm ? hgemm_kernel_name(hkernel) : sgemm_kernel_name(kernel);
+    const char* kname = p.routine == Routine::sgemm ? sgemm_kernel_name(kernel) : hgemm_kernel_name(hkernel);
     const std::string detail = (path == Path::kernels ? std::string(" kernel=") + kname : std::string()) +
                                (refused.empty() ? std::string() : " kernel-refused=(" + refused + ")") + table_used;
     log_line(strformat("%s %c%c m=%d n=%d k=%d mem(a,b,c)=%s path=%s rule=%s%s time=%.3f ms",

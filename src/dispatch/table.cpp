@@ -112,6 +112,8 @@ bool parse_kernel(Routine r, const std::string& name, int* out) {
       *out = int(k);
       return true;
     }
+    case Routine::sbgemm:
+    case Routine::shgemm: return false;  // (no rows: parse_routine never yields them)
   }
   return false;
 }

@@ -26,8 +26,9 @@ bool cblas_trans_char(CBLAS_TRANSPOSE t, char* c);
 int gemm_info(char transa, char transb, int m, int n, int k, int lda, int ldb, int ldc);
 int gemv_info(char trans, int m, int n, int lda, int incx, int incy);
 
-// Calls xerbla_ found through the dynamic symbol table (a program's own wins).
-void report_xerbla(const char* srname6, int info);
+// Calls xerbla_ found through the dynamic symbol table (a program's own wins), passing the
+// name's length as the hidden CHARACTER length ("SGEMM ", "SBGEMM ", "GEMM_BF16BF16F32").
+void report_xerbla(const char* srname, int info);
 // The same for a routine name of any length ("SGEMM_BATCH_STRIDED").
 void report_xerbla_name(const std::string& name, int info);
 // Calls cblas_xerbla likewise. `info` is what the reference CBLAS passes; `row_major`

@@ -57,13 +57,14 @@ MYBLAS_API void cblas_xerbla(int info, const char* rout, const char* form, ...) 
 
 namespace myblas {
 
-void report_xerbla(const char* srname6, int info) {
+void report_xerbla(const char* srname, int info) {
   // A Fortran XERBLA takes the hidden CHARACTER length as a size_t after the last argument.
   using fn = void (*)(const char*, const int*, size_t);
+  const size_t len = std::strlen(srname);
   if (fn handler = reinterpret_cast<fn>(dlsym(RTLD_DEFAULT, "xerbla_")))
-    handler(srname6, &info, 6);
+    handler(srname, &info, len);
   else
-    xerbla_(srname6, &info, 6);  // loaded RTLD_LOCAL: ours is not in the global scope
+    xerbla_(srname, &info, int(len));  // loaded RTLD_LOCAL: ours is not in the global scope
 }
 
 void report_xerbla_name(const std::string& name, int info) {

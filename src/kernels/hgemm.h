@@ -3,6 +3,9 @@
 // alpha and beta applied in FP32 in the epilogue and the result rounded once to binary16
 // (round to nearest even), on device pointers.
 //
+// The wgmma kernel also runs sbgemm and shgemm problems (bfloat16 or binary16 A and B, FP32 C,
+// no rounding of the result); the other rungs take HGEMM only.
+//
 // A ladder of rungs, one file each under src/kernels/hgemm/. Every kernel that hgemm_choose may
 // return handles all four transposes, any m, n, k >= 1 (edge tiles), any lda/ldb/ldc >= the
 // minimum, misaligned pointers and leading dimensions (a scalar-load variant is picked at launch),
@@ -38,10 +41,11 @@ bool hgemm_kernel_is_production(HgemmKernel k);
 const char* hgemm_can_implement(HgemmKernel k, const GemmProblem& p);
 
 // The production kernel measured best for the shape on the H100 among those that can run it
-// (bench/results/h100-hgemm-kernels-*.md).
+// (bench/results/h100-hgemm-kernels-*.md); for sbgemm and shgemm the wgmma kernel, which may
+// refuse the problem (then cuBLAS runs it).
 HgemmKernel hgemm_choose(const GemmProblem& p);
 
-// Launches on `stream`. p is validated: routine == hgemm, m, n, k >= 1, alpha != 0,
+// Launches on `stream`. p is validated: routine hgemm (or sbgemm/shgemm for wgmma_tma), m, n, k >= 1, alpha != 0,
 // lda/ldb/ldc >= minimum, device pointers (the caller handles quick returns, alpha == 0 and
 // k == 0). Returns the launch error (cudaErrorInvalidValue if the kernel cannot run p).
 cudaError_t hgemm_run(HgemmKernel k, const GemmProblem& p, cudaStream_t stream);

@@ -42,6 +42,16 @@ __global__ void convert_kernel(const S* src, int64_t lds, D* dst, int64_t ldd, i
       store_f32(dst + i + j * ldd, load_f32(src + i + j * lds));
 }
 
+// c := round(src + beta*c) to binary16: FP32 alpha*op(A)*op(B) in src, beta*C added in FP32.
+__global__ void add_scaled_round_kernel(const float* src, int64_t lds, float beta, __half* c, int64_t ldc, int m,
+                                        int n) {
+  for (int64_t j = blockIdx.y; j < n; j += gridDim.y)
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < m; i += int64_t(gridDim.x) * blockDim.x) {
+      __half* p = c + i + j * ldc;
+      *p = __float2half_rn(fmaf(beta, __half2float(*p), src[i + j * lds]));
+    }
+}
+
 __global__ void scale_vector_kernel(float* y, int64_t inc, int n, float beta) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += int64_t(gridDim.x) * blockDim.x) {
@@ -131,6 +141,15 @@ cudaError_t round_f32_f16(const float* src, int64_t lds, uint16_t* dst, int64_t 
   if (m <= 0 || n <= 0) return cudaSuccess;
   convert_kernel<float, __half><<<matrix_grid(m, n, 256), 256, 0, s>>>(
       src, lds, reinterpret_cast<__half*>(dst), ldd, m, n);
+  return cudaGetLastError();
+}
+
+cudaError_t add_scaled_round_f16(const float* src, int64_t lds, float beta, uint16_t* c, int64_t ldc, int m, int n,
+                                 cudaStream_t s) {
+  if (m <= 0 || n <= 0) return cudaSuccess;
+  const int threads = m >= 256 ? 256 : (m + 31) / 32 * 32;  // (skinny C: no idle warps)
+  add_scaled_round_kernel<<<matrix_grid(m, n, threads), threads, 0, s>>>(src, lds, beta, reinterpret_cast<__half*>(c),
+                                                                          ldc, m, n);
   return cudaGetLastError();
 }
 

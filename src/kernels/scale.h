@@ -22,6 +22,10 @@ cudaError_t round_f32_f16(const float* src, int64_t lds, uint16_t* dst, int64_t 
 // real part of the diagonal (HERK/HER2K); beta == 0 stores zeros unread. beta = (beta_re, beta_im).
 cudaError_t scale_matrix_typed(void* c, int64_t ldc, int64_t m, int64_t n, size_t es, bool complex, double beta_re,
                                double beta_im, int part, bool real_diagonal, cudaStream_t s);
+// c (m x n, ldc, binary16) := round(src + beta*c): src (m x n, lds) holds alpha*op(A)*op(B) in
+// FP32, beta*C is added in FP32 and the sum rounded to nearest even once.
+cudaError_t add_scaled_round_f16(const float* src, int64_t lds, float beta, uint16_t* c, int64_t ldc, int m, int n,
+                                 cudaStream_t s);
 // y points at the vector's lowest-addressed element; inc > 0 is its stride.
 cudaError_t scale_vector_f32(float* y, int64_t inc, int n, float beta, cudaStream_t s);
 

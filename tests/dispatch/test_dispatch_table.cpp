@@ -70,6 +70,8 @@ bool table_kernel(Routine r, int k) {
       return myblas::sgemv_kernel_is_production(SgemvKernel(k)) || SgemvKernel(k) == SgemvKernel::warp_per_column;
     case Routine::sgemm: return myblas::sgemm_kernel_is_production(SgemmKernel(k));
     case Routine::hgemm: return myblas::hgemm_kernel_is_production(HgemmKernel(k));
+    case Routine::sbgemm:
+    case Routine::shgemm: return false;  // (no table rows)
   }
   return false;
 }

@@ -205,7 +205,7 @@ void expect_one_report(const std::string& call, bool cblas, const std::string& r
   EXPECT_EQ(r.cblas, cblas) << call << ": reported to " << (r.cblas ? "cblas_xerbla" : "xerbla_");
   EXPECT_EQ(r.routine, routine) << call;
   EXPECT_EQ(r.info, info) << call << " (routine " << r.routine << ")";
-  if (!cblas) EXPECT_EQ(r.srname_len, 6) << call << ": hidden length of SRNAME";
+  if (!cblas) EXPECT_EQ(r.srname_len, int(routine.size())) << call << ": hidden length of SRNAME";
 }
 
 // ---- Fortran gemm: sgemm_, hgemm_, hgemm ---------------------------------------------------
@@ -226,15 +226,55 @@ std::string describe(const char* entry, const GemmArgs& g) {
   return buf;
 }
 
-enum class FortranGemm { sgemm_, hgemm_, hgemm };
+// The 16-bit-input GEMMs with FP32 C (OpenBLAS's sbgemm_/shgemm_, MKL's gemm_bf16bf16f32(_) and
+// gemm_f16f16f32(_)) check and number their arguments as sgemm.f does.
+enum class FortranGemm { sgemm_, hgemm_, hgemm, sbgemm_, shgemm_, bf16_, bf16, f16_, f16 };
 const char* entry_name(FortranGemm e) {
-  return e == FortranGemm::sgemm_ ? "sgemm_" : e == FortranGemm::hgemm_ ? "hgemm_" : "hgemm";
+  switch (e) {
+    case FortranGemm::sgemm_: return "sgemm_";
+    case FortranGemm::hgemm_: return "hgemm_";
+    case FortranGemm::hgemm: return "hgemm";
+    case FortranGemm::sbgemm_: return "sbgemm_";
+    case FortranGemm::shgemm_: return "shgemm_";
+    case FortranGemm::bf16_: return "gemm_bf16bf16f32_";
+    case FortranGemm::bf16: return "gemm_bf16bf16f32";
+    case FortranGemm::f16_: return "gemm_f16f16f32_";
+    case FortranGemm::f16: return "gemm_f16f16f32";
+  }
+  return "?";
 }
+const char* srname_of(FortranGemm e) {
+  switch (e) {
+    case FortranGemm::sgemm_: return "SGEMM ";
+    case FortranGemm::hgemm_:
+    case FortranGemm::hgemm: return "HGEMM ";
+    case FortranGemm::sbgemm_: return "SBGEMM ";
+    case FortranGemm::shgemm_: return "SHGEMM ";
+    case FortranGemm::bf16_:
+    case FortranGemm::bf16: return "GEMM_BF16BF16F32";
+    case FortranGemm::f16_:
+    case FortranGemm::f16: return "GEMM_F16F16F32";
+  }
+  return "?";
+}
+constexpr FortranGemm kFortranGemms[] = {FortranGemm::sgemm_,  FortranGemm::hgemm_, FortranGemm::hgemm,
+                                         FortranGemm::sbgemm_, FortranGemm::shgemm_, FortranGemm::bf16_,
+                                         FortranGemm::bf16,    FortranGemm::f16_,    FortranGemm::f16};
 
 void call_fortran_gemm(FortranGemm e, const GemmArgs& g, Arena& ar) {
   if (e == FortranGemm::sgemm_) {
     sgemm_(&g.ta, &g.tb, &g.m, &g.n, &g.k, &kAlpha, ar.a(), &g.lda, ar.b(), &g.ldb, &kBeta,
            ar.c(), &g.ldc);
+    return;
+  }
+  if (e != FortranGemm::hgemm_ && e != FortranGemm::hgemm) {  // 16-bit A and B, FP32 C
+    auto fn = e == FortranGemm::sbgemm_ ? sbgemm_
+              : e == FortranGemm::shgemm_ ? shgemm_
+              : e == FortranGemm::bf16_   ? gemm_bf16bf16f32_
+              : e == FortranGemm::bf16    ? gemm_bf16bf16f32
+              : e == FortranGemm::f16_    ? gemm_f16f16f32_
+                                          : gemm_f16f16f32;
+    fn(&g.ta, &g.tb, &g.m, &g.n, &g.k, &kAlpha, ar.ha(), &g.lda, ar.hb(), &g.ldb, &kBeta, ar.c(), &g.ldc);
     return;
   }
   const uint16_t alpha = myblas_float_to_half(kAlpha), beta = myblas_float_to_half(kBeta);
@@ -330,6 +370,12 @@ TEST(ErrorsFortran, HgemmNoUnderscoreEveryIllegalArgument) {
   run_fortran_gemm_cases(FortranGemm::hgemm, "HGEMM ");
 }
 
+TEST(ErrorsFortran, Gemm16bitInputsEveryIllegalArgument) {
+  for (FortranGemm e : kFortranGemms)
+    if (e != FortranGemm::sgemm_ && e != FortranGemm::hgemm_ && e != FortranGemm::hgemm)
+      run_fortran_gemm_cases(e, srname_of(e));
+}
+
 // When several arguments are illegal, the reference reports the first in its check order:
 // TRANSA, TRANSB, M, N, K, LDA, LDB, LDC.
 TEST(ErrorsFortran, GemmFirstErrorWins) {
@@ -344,8 +390,8 @@ TEST(ErrorsFortran, GemmFirstErrorWins) {
       {{'N', 'N', 3, 3, 3, 3, 3, 0}, 13},
   };
   Arena arena(false);
-  for (FortranGemm e : {FortranGemm::sgemm_, FortranGemm::hgemm_, FortranGemm::hgemm}) {
-    const char* srname = e == FortranGemm::sgemm_ ? "SGEMM " : "HGEMM ";
+  for (FortranGemm e : kFortranGemms) {
+    const char* srname = srname_of(e);
     for (const FortranGemmCase& c : cases) {
       const std::string call = describe(entry_name(e), c.g);
       prime_last_path();
@@ -546,15 +592,62 @@ std::string describe(const char* entry, const CblasGemmArgs& g) {
   return buf;
 }
 
-void call_cblas_gemm(bool half, const CblasGemmArgs& g, Arena& ar) {
+// The CBLAS gemms that report through cblas_xerbla with the reference numbering (cblas_sgemm, and
+// MKL's cblas_hgemm, cblas_gemm_bf16bf16f32, cblas_gemm_f16f16f32), and OpenBLAS's cblas_sbgemm and
+// cblas_shgemm, which report through xerbla_ as OpenBLAS does.
+enum class CblasGemm { sgemm, hgemm, bf16, f16, sbgemm, shgemm };
+const char* rout_of(CblasGemm e) {
+  switch (e) {
+    case CblasGemm::sgemm: return "cblas_sgemm";
+    case CblasGemm::hgemm: return "cblas_hgemm";
+    case CblasGemm::bf16: return "cblas_gemm_bf16bf16f32";
+    case CblasGemm::f16: return "cblas_gemm_f16f16f32";
+    case CblasGemm::sbgemm: return "cblas_sbgemm";
+    case CblasGemm::shgemm: return "cblas_shgemm";
+  }
+  return "?";
+}
+
+void call_cblas_gemm(CblasGemm e, const CblasGemmArgs& g, Arena& ar) {
   const auto layout = static_cast<CBLAS_LAYOUT>(g.layout);
   const auto ta = static_cast<CBLAS_TRANSPOSE>(g.ta), tb = static_cast<CBLAS_TRANSPOSE>(g.tb);
-  if (half)
-    cblas_hgemm(layout, ta, tb, g.m, g.n, g.k, myblas_float_to_half(kAlpha), ar.ha(), g.lda,
-                ar.hb(), g.ldb, myblas_float_to_half(kBeta), ar.hc(), g.ldc);
-  else
-    cblas_sgemm(layout, ta, tb, g.m, g.n, g.k, kAlpha, ar.a(), g.lda, ar.b(), g.ldb, kBeta,
-                ar.c(), g.ldc);
+  switch (e) {
+    case CblasGemm::hgemm:
+      cblas_hgemm(layout, ta, tb, g.m, g.n, g.k, myblas_float_to_half(kAlpha), ar.ha(), g.lda, ar.hb(), g.ldb,
+                  myblas_float_to_half(kBeta), ar.hc(), g.ldc);
+      return;
+    case CblasGemm::sgemm:
+      cblas_sgemm(layout, ta, tb, g.m, g.n, g.k, kAlpha, ar.a(), g.lda, ar.b(), g.ldb, kBeta, ar.c(), g.ldc);
+      return;
+    default: {
+      auto fn = e == CblasGemm::bf16     ? cblas_gemm_bf16bf16f32
+                : e == CblasGemm::f16    ? cblas_gemm_f16f16f32
+                : e == CblasGemm::sbgemm ? cblas_sbgemm
+                                         : cblas_shgemm;
+      fn(layout, ta, tb, g.m, g.n, g.k, kAlpha, ar.ha(), g.lda, ar.hb(), g.ldb, kBeta, ar.c(), g.ldc);
+    }
+  }
+}
+
+// What OpenBLAS's CBLAS passes to xerbla_ for a single fault at reference user position `user`:
+// 0 for the order; else the Fortran position in the column-major call, which for row-major is the
+// call on the swapped operands (TransB is 1, N is 3, ldb is 8). -1: OpenBLAS accepts it
+// (CblasConjNoTrans, 114, as no transpose).
+int openblas_info(const CblasGemmArgs& g, int user) {
+  const bool row = g.layout == CblasRowMajor;
+  if ((user == 2 && g.ta == 114) || (user == 3 && g.tb == 114)) return -1;
+  switch (user) {
+    case 1: return 0;
+    case 2: return row ? 2 : 1;
+    case 3: return row ? 1 : 2;
+    case 4: return row ? 4 : 3;
+    case 5: return row ? 3 : 4;
+    case 6: return 5;
+    case 9: return row ? 10 : 8;
+    case 11: return row ? 8 : 10;
+    case 14: return 13;
+  }
+  return -2;
 }
 
 constexpr int Col = CblasColMajor, Row = CblasRowMajor;
@@ -627,22 +720,74 @@ std::vector<CblasGemmCase> cblas_gemm_cases() {
   return v;
 }
 
-void run_cblas_gemm_cases(bool half, const std::vector<CblasGemmCase>& cases) {
-  const char* rout = half ? "cblas_hgemm" : "cblas_sgemm";
+void run_cblas_gemm_cases(CblasGemm e, const std::vector<CblasGemmCase>& cases) {
+  const char* rout = rout_of(e);
   Arena arena(false);
   for (const CblasGemmCase& c : cases) {
     const bool row = c.g.layout == CblasRowMajor;
-    const int passed = gemm_passed_info(row, c.user_info);
     const std::string call = describe(rout, c.g) + " user position " + std::to_string(c.user_info);
     prime_last_path();
-    call_cblas_gemm(half, c.g, arena);
-    expect_one_report(call, true, rout, passed, arena);
+    call_cblas_gemm(e, c.g, arena);
+    if (e == CblasGemm::sbgemm || e == CblasGemm::shgemm) {
+      const int info = openblas_info(c.g, c.user_info);
+      if (info == -1) {  // accepted: it ran
+        EXPECT_TRUE(take_reports().empty()) << call << " (OpenBLAS accepts CblasConjNoTrans)";
+        arena.reset();
+        continue;
+      }
+      ASSERT_GE(info, 0) << call << ": no OpenBLAS numbering for this position";
+      expect_one_report(call, false, e == CblasGemm::sbgemm ? "SBGEMM " : "SHGEMM ", info, arena);
+    } else {
+      expect_one_report(call, true, rout, gemm_passed_info(row, c.user_info), arena);
+    }
   }
 }
 
-TEST(ErrorsCblas, SgemmEveryIllegalArgument) { run_cblas_gemm_cases(false, cblas_gemm_cases()); }
+TEST(ErrorsCblas, SgemmEveryIllegalArgument) { run_cblas_gemm_cases(CblasGemm::sgemm, cblas_gemm_cases()); }
 
-TEST(ErrorsCblas, HgemmEveryIllegalArgument) { run_cblas_gemm_cases(true, cblas_gemm_cases()); }
+TEST(ErrorsCblas, HgemmEveryIllegalArgument) { run_cblas_gemm_cases(CblasGemm::hgemm, cblas_gemm_cases()); }
+
+TEST(ErrorsCblas, MklGemm16bitInputsEveryIllegalArgument) {
+  run_cblas_gemm_cases(CblasGemm::bf16, cblas_gemm_cases());
+  run_cblas_gemm_cases(CblasGemm::f16, cblas_gemm_cases());
+}
+
+TEST(ErrorsCblas, OpenblasGemm16bitInputsEveryIllegalArgument) {
+  run_cblas_gemm_cases(CblasGemm::sbgemm, cblas_gemm_cases());
+  run_cblas_gemm_cases(CblasGemm::shgemm, cblas_gemm_cases());
+}
+
+// OpenBLAS numbers a row-major call's faults as the swapped column-major call's, and with several
+// faults reports the lowest such number: in row-major a bad TransB (1) before a bad TransA (2),
+// N (3) before M (4), ldb (8) before lda (10).
+TEST(ErrorsCblas, OpenblasGemm16bitInputsFirstErrorWins) {
+  struct C {
+    CblasGemmArgs g;
+    int info;
+  };
+  const C cases[] = {
+      {{0, 0, 0, -1, -1, -1, 0, 0, 0}, 0},
+      {{Col, 0, 0, -1, -1, -1, 0, 0, 0}, 1},
+      {{Row, 0, 0, -1, -1, -1, 0, 0, 0}, 1},
+      {{Row, 0, N_, -1, -1, -1, 0, 0, 0}, 2},
+      {{Col, N_, N_, -1, -1, -1, 0, 0, 0}, 3},
+      {{Row, N_, N_, -1, -1, -1, 0, 0, 0}, 3},
+      {{Row, N_, N_, -1, 3, -1, 0, 0, 0}, 4},
+      {{Col, N_, N_, 3, 3, -1, 0, 0, 0}, 5},
+      {{Col, N_, N_, 3, 3, 3, 2, 2, 2}, 8},
+      {{Row, N_, N_, 3, 3, 3, 2, 2, 2}, 8},
+      {{Row, N_, N_, 3, 3, 3, 2, 3, 2}, 10},
+      {{Row, N_, N_, 3, 3, 3, 3, 3, 2}, 13},
+  };
+  Arena arena(false);
+  for (CblasGemm e : {CblasGemm::sbgemm, CblasGemm::shgemm})
+    for (const C& c : cases) {
+      const std::string call = describe(rout_of(e), c.g);
+      prime_last_path();
+      call_cblas_gemm(e, c.g, arena);
+      expect_one_report(call, false, e == CblasGemm::sbgemm ? "SBGEMM " : "SHGEMM ", c.info, arena);
+    }
+}
 
 // The reference checks layout, TransA, TransB itself, then lets the column-major routine
 // check the rest in ITS order. Row-major therefore reports N before M and ldb before lda.
@@ -664,8 +809,8 @@ TEST(ErrorsCblas, GemmFirstErrorWins) {
       {{Col, N_, N_, 3, 3, 3, 3, 2, 2}, 11},
       {{Row, N_, N_, 3, 3, 3, 3, 3, 2}, 14},
   };
-  run_cblas_gemm_cases(false, cases);
-  run_cblas_gemm_cases(true, cases);
+  for (CblasGemm e : {CblasGemm::sgemm, CblasGemm::hgemm, CblasGemm::bf16, CblasGemm::f16})
+    run_cblas_gemm_cases(e, cases);
 }
 
 // cblas_sgemv positions: layout 1, TransA 2, M 3, N 4, alpha 5, A 6, lda 7, X 8, incX 9,
@@ -826,19 +971,19 @@ TEST(ErrorsDevice, IllegalCallsLeaveDeviceMemoryUntouched) {
   if (!myblas_gpu_available()) GTEST_SKIP() << "no usable CUDA device";
   Arena arena(true);
   ASSERT_TRUE(arena.ok()) << "cannot set up device operands";
-  for (FortranGemm e : {FortranGemm::sgemm_, FortranGemm::hgemm_, FortranGemm::hgemm})
+  for (FortranGemm e : kFortranGemms)
     for (const FortranGemmCase& c : fortran_gemm_cases()) {
       const std::string call = describe(entry_name(e), c.g) + " on device operands";
       prime_last_path();
       call_fortran_gemm(e, c.g, arena);
-      expect_one_report(call, false, e == FortranGemm::sgemm_ ? "SGEMM " : "HGEMM ", c.info, arena);
+      expect_one_report(call, false, srname_of(e), c.info, arena);
     }
-  for (bool half : {false, true})
+  for (CblasGemm e : {CblasGemm::sgemm, CblasGemm::hgemm, CblasGemm::bf16, CblasGemm::f16})
     for (const CblasGemmCase& c : cblas_gemm_cases()) {
-      const char* rout = half ? "cblas_hgemm" : "cblas_sgemm";
+      const char* rout = rout_of(e);
       const std::string call = describe(rout, c.g) + " on device operands";
       prime_last_path();
-      call_cblas_gemm(half, c.g, arena);
+      call_cblas_gemm(e, c.g, arena);
       expect_one_report(call, true, rout, gemm_passed_info(c.g.layout == CblasRowMajor, c.user_info),
                         arena);
     }

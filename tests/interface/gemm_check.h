@@ -6,6 +6,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/reference.h"
@@ -25,6 +26,7 @@ struct GemmCase {
   Poison poison = Poison::none;
   Mem mem_a = Mem::host, mem_b = Mem::host, mem_c = Mem::host;
   double eps_factor = 2;  // safety factor on the (k + 2) * FLT_EPSILON bound
+  const char* name = nullptr;  // the entry point, for messages (else api_name's S/H name)
 };
 
 inline const char* api_name(Api api, bool half) {
@@ -51,20 +53,23 @@ inline char mem_char(Mem m) { return m == Mem::host ? 'h' : 'd'; }
 
 // Runs `c` with the library call `call(c, a, lda, b, ldb, cc, ldc)` (element pointers that may
 // be device pointers) and reports every way the result can be wrong. Returns false if it
-// failed (so that loops can stop after the first few failures).
-template <class Store, class Call>
+// failed (so that loops can stop after the first few failures). A and B are held in StoreAB,
+// C in StoreC (16-bit A and B with an FP32 C for sbgemm and its kin); a binary16 C adds its
+// one rounding to the bound.
+template <class StoreAB, class StoreC = StoreAB, class Call>
 bool check_gemm(const GemmCase& c, std::mt19937_64& rng, Call call) {
-  using Elem = typename decltype(Store::buf)::value_type;
-  constexpr bool half = sizeof(Elem) == 2;
+  using Elem = typename decltype(StoreAB::buf)::value_type;
+  using ElemC = typename decltype(StoreC::buf)::value_type;
+  constexpr bool half = sizeof(ElemC) == 2;
   const bool row = row_major(c.api);
   const bool ta = is_trans(c.ta), tb = is_trans(c.tb);
-  Operand<Store> A(ta ? c.k : c.m, ta ? c.m : c.k, row, c.pad_a, rng);
-  Operand<Store> B(tb ? c.n : c.k, tb ? c.k : c.n, row, c.pad_b, rng);
-  Operand<Store> C(c.m, c.n, row, c.pad_c, rng);
+  Operand<StoreAB> A(ta ? c.k : c.m, ta ? c.m : c.k, row, c.pad_a, rng);
+  Operand<StoreAB> B(tb ? c.n : c.k, tb ? c.k : c.n, row, c.pad_b, rng);
+  Operand<StoreC> C(c.m, c.n, row, c.pad_c, rng);
   const std::string what =
       fmt("%s ta='%c' tb='%c' m=%d n=%d k=%d lda=%d ldb=%d ldc=%d alpha=%.9g beta=%.9g%s "
           "mem(a,b,c)=%c%c%c | %s",
-          api_name(c.api, half), c.ta, c.tb, c.m, c.n, c.k, A.ld(), B.ld(), C.ld(), c.alpha, c.beta,
+          c.name ? c.name : api_name(c.api, half), c.ta, c.tb, c.m, c.n, c.k, A.ld(), B.ld(), C.ld(), c.alpha, c.beta,
           poison_name(c.poison), mem_char(c.mem_a), mem_char(c.mem_b), mem_char(c.mem_c),
           run_context().c_str());
 
@@ -75,20 +80,22 @@ bool check_gemm(const GemmCase& c, std::mt19937_64& rng, Call call) {
     A.s.fill_nan();
     B.s.fill_nan();
   }
-  const std::vector<Elem> a_in = A.s.buf, b_in = B.s.buf, c_in = C.s.buf;
+  const std::vector<Elem> a_in = A.s.buf, b_in = B.s.buf;
+  const std::vector<ElemC> c_in = C.s.buf;
 
   std::unique_ptr<DeviceMirror> da, db, dc;
   Elem* pa = A.s.data();
   Elem* pb = B.s.data();
-  Elem* pc = C.s.data();
-  auto mirror = [&](Mem where, std::vector<Elem>& buf, std::unique_ptr<DeviceMirror>* d, Elem** p) {
+  ElemC* pc = C.s.data();
+  auto mirror = [&](Mem where, auto& buf, std::unique_ptr<DeviceMirror>* d, auto** p) {
+    using E = typename std::remove_reference_t<decltype(buf)>::value_type;
     if (where == Mem::host) return true;
-    d->reset(new DeviceMirror(buf.data(), buf.size() * sizeof(Elem)));
+    d->reset(new DeviceMirror(buf.data(), buf.size() * sizeof(E)));
     if (!(*d)->ok()) {
       ADD_FAILURE() << "cudaMalloc/cudaMemcpy: " << (*d)->error() << " | " << what;
       return false;
     }
-    *p = static_cast<Elem*>((*d)->get()) + Store::kPad;
+    *p = static_cast<E*>((*d)->get()) + StoreAB::kPad;  // (every store pads by the same kPad)
     return true;
   };
   if (!mirror(c.mem_a, A.s.buf, &da, &pa) || !mirror(c.mem_b, B.s.buf, &db, &pb) ||
@@ -103,7 +110,7 @@ bool check_gemm(const GemmCase& c, std::mt19937_64& rng, Call call) {
   const ::testing::AssertionResult path = path_ok(quick, device);
 
   bool ok = true;
-  auto back = [&](std::unique_ptr<DeviceMirror>& d, std::vector<Elem>& buf) {
+  auto back = [&](std::unique_ptr<DeviceMirror>& d, auto& buf) {
     if (d && !d->copy_back(buf.data())) {
       ADD_FAILURE() << "copying back from the device: " << d->error() << " | " << what;
       ok = false;

@@ -4,8 +4,11 @@
 //   apis()                the entry points to cover
 //   scalar(v)             v as the routine's scalars hold it (binary16-rounded for HGEMM)
 //   call(case, a, lda, b, ldb, c, ldc)
+//   StoreC                C's store when it differs from A's and B's (optional)
+//   name(api)             the entry point's name for messages (optional)
 #pragma once
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "gemm_check.h"
@@ -31,9 +34,31 @@ class Sweep {
 
 inline std::string trans_chars(Api api) { return api == Api::fortran || api == Api::fortran_plain ? "NTCntc" : "NTC"; }
 
+// C's store: T::StoreC where T has one, else T::Store.
+template <class T, class = void>
+struct StoreCOf {
+  using type = typename T::Store;
+};
 template <class T>
-bool run(const GemmCase& c, std::mt19937_64& rng) {
-  return check_gemm<typename T::Store>(c, rng, T::call);
+struct StoreCOf<T, std::void_t<typename T::StoreC>> {
+  using type = typename T::StoreC;
+};
+
+template <class T, class = void>
+struct HasName : std::false_type {};
+template <class T>
+struct HasName<T, std::void_t<decltype(T::name(Api::fortran))>> : std::true_type {};
+
+template <class T>
+const char* entry_name(Api api) {
+  if constexpr (HasName<T>::value) return T::name(api);
+  else return api_name(api, T::half);
+}
+
+template <class T>
+bool run(GemmCase c, std::mt19937_64& rng) {
+  c.name = entry_name<T>(c.api);
+  return check_gemm<typename T::Store, typename StoreCOf<T>::type>(c, rng, T::call);
 }
 
 template <class T>
@@ -419,7 +444,7 @@ void device_operands_take_gpu_path() {
     c.mem_a = c.mem_b = c.mem_c = Mem::device;
     run<T>(c, rng);
     EXPECT_STRNE(myblas_last_path(), "cpu")
-        << api_name(c.api, T::half) << " with device operands | " << run_context();
+        << entry_name<T>(c.api) << " with device operands | " << run_context();
   }
 }
 

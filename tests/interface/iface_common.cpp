@@ -52,6 +52,33 @@ int64_t HalfMatrix::damaged_guards() const {
   return bad;
 }
 
+uint16_t float_to_bf16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, sizeof x);
+  return uint16_t((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+float bf16_to_float(uint16_t h) {
+  const uint32_t x = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &x, sizeof f);
+  return f;
+}
+
+Bf16Matrix::Bf16Matrix(int r, int c, int l, std::mt19937_64& rng) {
+  rows = r;
+  cols = c;
+  ld = l;
+  buf.assign(size_t(kPad) * 2 + size_t(ld) * size_t(cols), mbtest::kGuardHalf);
+  for (int j = 0; j < cols; ++j)
+    for (int i = 0; i < rows; ++i) at(i, j) = float_to_bf16(mbtest::uniform(rng));
+}
+
+void Bf16Matrix::fill_nan() {
+  for (int j = 0; j < cols; ++j)
+    for (int i = 0; i < rows; ++i) at(i, j) = 0x7fc0;
+}
+
 std::vector<float> abs_of(std::vector<float> v) {
   for (float& x : v) x = std::fabs(x);
   return v;

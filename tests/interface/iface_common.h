@@ -45,10 +45,22 @@ struct HalfMatrix {
   int64_t damaged_guards() const;
 };
 
+// bfloat16 twin of HalfMatrix: the same layout and guards, data uniform [-1, 1] values rounded
+// to bfloat16 (never zero), NaN 0x7fc0.
+struct Bf16Matrix : HalfMatrix {
+  Bf16Matrix() = default;
+  Bf16Matrix(int rows, int cols, int ld, std::mt19937_64& rng);
+  void fill_nan();
+};
+
 uint16_t random_half(std::mt19937_64& rng);
+// FP32 -> bfloat16, round to nearest even (the data are finite); bfloat16 -> FP32 is exact.
+uint16_t float_to_bf16(float f);
+float bf16_to_float(uint16_t h);
 template <class T>
 T value(const mbtest::MatrixOf<T>& s, int i, int j) { return s.at(i, j); }
 inline float value(const HalfMatrix& s, int i, int j) { return myblas_half_to_float(s.at(i, j)); }
+inline float value(const Bf16Matrix& s, int i, int j) { return bf16_to_float(s.at(i, j)); }
 
 // A logical rows x cols matrix stored column-major, or row-major (then the storage is the
 // column-major cols x rows transpose), with `pad` elements of leading dimension to spare.

@@ -262,6 +262,142 @@ INSTANTIATE_TEST_SUITE_P(All, HgemmKernelTest, ::testing::ValuesIn(all_kernels()
                            return std::string(myblas::hgemm_kernel_name(i.param));
                          });
 
+// The wgmma kernel on sbgemm and shgemm problems: bfloat16 or binary16 A and B, FP32 C (no
+// rounding of the result, so the bound is the FP32 accumulation term alone). Tile edges, the four
+// transposes, padded leading dimensions with guards, C misaligned by one float with an odd ldc
+// (A and B stay TMA-aligned), NaN in C with beta == 0, and two runs that must agree bit for bit.
+// The other rungs must refuse these problems.
+uint16_t to_bf16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  return uint16_t((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+float from_bf16(uint16_t h) {
+  const uint32_t x = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+void run_mixed_case(myblas::Routine r, const Case& c, int c_offset) {
+  const bool bf16 = r == myblas::Routine::sbgemm;
+  SCOPED_TRACE(std::string(bf16 ? "sbgemm " : "shgemm ") + c.str() + " c_offset=" + std::to_string(c_offset) +
+               " seed " + std::to_string(mbtest::test_seed()));
+  std::mt19937_64 rng(mbtest::test_seed() ^ (uint64_t(c.m) * 7919u + uint64_t(c.n) * 104729u + uint64_t(c.k) * 31u +
+                                             uint64_t(c.ta) * 3u + c.tb + (bf16 ? 17u : 0u)));
+  const int ar = c.ta == 'N' ? c.m : c.k, ac = c.ta == 'N' ? c.k : c.m;
+  const int br = c.tb == 'N' ? c.k : c.n, bc = c.tb == 'N' ? c.n : c.k;
+  auto make16 = [&](int rows, int cols, int ld, std::vector<float>* wide) {
+    std::vector<uint16_t> h(size_t(HalfMat::kPad) * 2 + size_t(ld) * cols, mbtest::kGuardHalf);
+    wide->assign(size_t(ld) * cols, 0.f);
+    for (int j = 0; j < cols; ++j)
+      for (int i = 0; i < rows; ++i) {
+        const float v = mbtest::uniform(rng);
+        const uint16_t x = bf16 ? to_bf16(v) : myblas_float_to_half(v);
+        h[HalfMat::kPad + i + size_t(j) * ld] = x;
+        (*wide)[i + size_t(j) * ld] = bf16 ? from_bf16(x) : myblas_half_to_float(x);
+      }
+    return h;
+  };
+  std::vector<float> fa, fb;
+  const std::vector<uint16_t> ha = make16(ar, ac, c.lda, &fa), hb = make16(br, bc, c.ldb, &fb);
+  constexpr int kPad = 16;
+  std::vector<float> hc(size_t(kPad) * 2 + size_t(c.ldc) * c.n, mbtest::kGuard), c0(size_t(c.ldc) * c.n, 0.f);
+  for (int j = 0; j < c.n; ++j)
+    for (int i = 0; i < c.m; ++i) {
+      c0[i + size_t(j) * c.ldc] = mbtest::uniform(rng);
+      hc[kPad + i + size_t(j) * c.ldc] = c.beta == 0.f ? std::nanf("") : c0[i + size_t(j) * c.ldc];
+    }
+  DevHalf da(ha, 0), db(hb, 0);
+  kernel_test::DevBuf dc(hc, c_offset);
+  myblas::GemmProblem p;
+  p.routine = r;
+  p.ta = c.ta == 'N' ? myblas::Op::N : myblas::Op::T;
+  p.tb = c.tb == 'N' ? myblas::Op::N : myblas::Op::T;
+  p.m = c.m;
+  p.n = c.n;
+  p.k = c.k;
+  p.alpha = c.alpha;
+  p.beta = c.beta;
+  p.lda = c.lda;
+  p.ldb = c.ldb;
+  p.ldc = c.ldc;
+  p.a = da.ptr + HalfMat::kPad;
+  p.b = db.ptr + HalfMat::kPad;
+  p.c = dc.ptr + kPad;
+  p.mem_a = p.mem_b = p.mem_c = myblas::Mem::device;
+  for (int i = 0; i < myblas::kHgemmKernelCount; ++i)
+    if (HgemmKernel(i) != HgemmKernel::wgmma_tma)
+      EXPECT_NE(myblas::hgemm_can_implement(HgemmKernel(i), p), nullptr) << myblas::hgemm_kernel_name(HgemmKernel(i));
+  const char* reason = myblas::hgemm_can_implement(HgemmKernel::wgmma_tma, p);
+  ASSERT_EQ(reason, nullptr) << "refused an aligned problem: " << reason;
+
+  std::vector<float> want = c0;
+  mbtest::ref_sgemm(c.ta, c.tb, c.m, c.n, c.k, c.alpha, fa.data(), c.lda, fb.data(), c.ldb, c.beta, want.data(),
+                    c.ldc);
+  std::vector<float> got(hc.size()), again(hc.size());
+  ASSERT_EQ(myblas::hgemm_run(HgemmKernel::wgmma_tma, p, nullptr), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  dc.download(&got);
+  dc.upload(hc);
+  ASSERT_EQ(myblas::hgemm_run(HgemmKernel::wgmma_tma, p, nullptr), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  dc.download(&again);
+  EXPECT_EQ(std::memcmp(got.data(), again.data(), got.size() * 4), 0) << "two runs differ";
+
+  auto opa = [&](int i, int l) { return c.ta == 'N' ? fa[i + size_t(l) * c.lda] : fa[l + size_t(i) * c.lda]; };
+  auto opb = [&](int l, int j) { return c.tb == 'N' ? fb[l + size_t(j) * c.ldb] : fb[j + size_t(l) * c.ldb]; };
+  double worst = 0;
+  int wi = -1, wj = -1;
+  for (int j = 0; j < c.n; ++j)
+    for (int i = 0; i < c.m; ++i) {
+      double sum = 0;
+      for (int l = 0; l < c.k; ++l) sum += std::fabs(double(opa(i, l)) * opb(l, j));
+      const double scale =
+          std::fabs(c.alpha) * sum + (c.beta == 0.f ? 0.0 : std::fabs(c.beta * c0[i + size_t(j) * c.ldc]));
+      const double bound = (c.k + 2) * 2.0 * FLT_EPSILON * scale + 1e-30;
+      const double g = got[kPad + i + size_t(j) * c.ldc];
+      const double r = std::isnan(g) ? INFINITY : std::fabs(g - want[i + size_t(j) * c.ldc]) / bound;
+      if (!(r <= worst)) {
+        worst = r;
+        wi = i;
+        wj = j;
+      }
+    }
+  EXPECT_LE(worst, 1.0) << "worst C(" << wi << "," << wj << ") got "
+                        << (wi >= 0 ? got[kPad + wi + size_t(wj) * c.ldc] : 0.f) << " want "
+                        << (wi >= 0 ? want[wi + size_t(wj) * c.ldc] : 0.f) << " (error/bound " << worst << ")";
+  int64_t damaged = 0;
+  for (size_t e = 0; e < got.size(); ++e) {
+    const bool inside = e >= size_t(kPad) && e < size_t(kPad) + size_t(c.ldc) * c.n &&
+                        int((e - kPad) % size_t(c.ldc)) < c.m;
+    if (!inside) damaged += got[e] != mbtest::kGuard;
+  }
+  EXPECT_EQ(damaged, 0) << "C's guards or padding were written";
+}
+
+TEST(HgemmKernelMixedTypes, WgmmaRunsSbgemmAndShgemm) {
+  REQUIRE_GPU();
+  struct Shape { int m, n, k; };
+  const Shape shapes[] = {{1, 1, 1},       {17, 3, 33},     {255, 257, 256}, {256, 128, 64},
+                          {257, 129, 1000}, {16, 300, 520}, {300, 9, 130}};
+  const float ab[][2] = {{1.f, 0.f}, {-1.f, 1.f}, {0.5f, -1.f}, {1.f, 0.5f}, {-1.f, 0.f}};
+  auto up8 = [](int x) { return (x + 7) / 8 * 8; };
+  int rot = 0;
+  for (myblas::Routine r : {myblas::Routine::sbgemm, myblas::Routine::shgemm})
+    for (const Shape& s : shapes)
+      for (char ta : {'N', 'T'})
+        for (char tb : {'N', 'T'}) {
+          const int ar = ta == 'N' ? s.m : s.k, br = tb == 'N' ? s.k : s.n;
+          const float* x = ab[rot++ % 5];
+          // Padded multiples of 8 with an aligned C; then an odd ldc with C one float off.
+          run_mixed_case(r, {ta, tb, s.m, s.n, s.k, up8(ar) + 8, up8(br), s.m + 8, x[0], x[1], 0}, 0);
+          run_mixed_case(r, {ta, tb, s.m, s.n, s.k, up8(ar), up8(br) + 8, s.m + 3, x[1] == 0.f ? 0.5f : x[0], x[1], 0},
+                         1);
+          if (HasFatalFailure()) return;
+        }
+}
+
 TEST(HgemmKernelTable, NamesRoundTrip) {
   for (HgemmKernel k : all_kernels()) {
     HgemmKernel back;

@@ -126,24 +126,59 @@ void gemm_f16(const GemmProblem& p, const uint16_t* a, int64_t lda, const uint16
   for (int j = 0; j < p.n; ++j) floats_to_halves(fc.data() + size_t(j) * size_t(p.m), c + j * ldc, size_t(p.m));
 }
 
+// sbgemm / shgemm on the CPU: the CPU BLAS's own routine where it exports one, else A and B
+// widened (exactly) to FP32 and the CPU SGEMM on the caller's C: the same FP32 operation.
+void gemm_mixed(const GemmProblem& p, const uint16_t* a, int64_t lda, const uint16_t* b, int64_t ldb, float* c,
+                int64_t ldc) {
+  if (p.scale_only()) {  // alpha == 0 or k == 0: A and B are never read
+    scale_f32(c, ldc, p.m, p.n, p.beta);
+    return;
+  }
+  const bool bf16 = p.routine == Routine::sbgemm;
+  if (gemm16_fn own = bf16 ? cpu_blas().sbgemm_ptr : cpu_blas().shgemm_ptr) {
+    // Not trusted to leave a NaN in C alone with beta == 0: C is zeroed here, beta = 1 there.
+    if (p.beta == 0.f) scale_f32(c, ldc, p.m, p.n, 0.f);
+    const float beta = p.beta == 0.f ? 1.f : p.beta;
+    const char ta = op_char(p.ta), tb = op_char(p.tb);
+    const int ilda = int(lda), ildb = int(ldb), ildc = int(ldc);
+    cpu_blas().gemm16(own, &ta, &tb, &p.m, &p.n, &p.k, &p.alpha, a, &ilda, b, &ildb, &beta, c, &ildc);
+    return;
+  }
+  auto widen16 = [bf16](const uint16_t* src, int64_t lds, int rows, int cols, std::vector<float>* dst) {
+    dst->resize(size_t(rows) * size_t(cols));
+    for (int j = 0; j < cols; ++j) {
+      float* col = dst->data() + size_t(j) * size_t(rows);
+      if (bf16) bf16s_to_floats(src + j * lds, col, size_t(rows));
+      else halves_to_floats(src + j * lds, col, size_t(rows));
+    }
+  };
+  std::vector<float> fa, fb;
+  widen16(a, lda, p.a_rows(), p.a_cols(), &fa);
+  widen16(b, ldb, p.b_rows(), p.b_cols(), &fb);
+  gemm_f32(p, fa.data(), p.a_rows(), fb.data(), p.b_rows(), c, ldc);
+}
+
 }  // namespace
 
 bool cpu_gemm(const GemmProblem& p, std::string* why) {
-  const size_t es = p.elem_size();
+  const size_t es = p.ab_elem_size(), es_c = p.c_elem_size();
   const bool read_ab = !p.scale_only();
   HostMatrix a, b, c;
   if (!stage_in(p.a, read_ab ? p.mem_a : Mem::host, p.lda, p.a_rows(), p.a_cols(), es, read_ab, &a, why) ||
       !stage_in(p.b, read_ab ? p.mem_b : Mem::host, p.ldb, p.b_rows(), p.b_cols(), es, read_ab, &b, why) ||
-      !stage_in(p.c, p.mem_c, p.ldc, p.m, p.n, es, p.beta != 0.f, &c, why))
+      !stage_in(p.c, p.mem_c, p.ldc, p.m, p.n, es_c, p.beta != 0.f, &c, why))
     return false;
   void* cw = const_cast<void*>(c.ptr);
   if (p.routine == Routine::hgemm)
     gemm_f16(p, static_cast<const uint16_t*>(a.ptr), a.ld, static_cast<const uint16_t*>(b.ptr),
              b.ld, static_cast<uint16_t*>(cw), c.ld);
+  else if (p.mixed())
+    gemm_mixed(p, static_cast<const uint16_t*>(a.ptr), a.ld, static_cast<const uint16_t*>(b.ptr), b.ld,
+               static_cast<float*>(cw), c.ld);
   else
     gemm_f32(p, static_cast<const float*>(a.ptr), a.ld, static_cast<const float*>(b.ptr), b.ld,
              static_cast<float*>(cw), c.ld);
-  return p.mem_c != Mem::device || stage_out(p.c, p.ldc, c, p.m, p.n, es, why);
+  return p.mem_c != Mem::device || stage_out(p.c, p.ldc, c, p.m, p.n, es_c, why);
 }
 
 void cpu_sgemm_host(const GemmProblem& p) {

@@ -232,6 +232,10 @@ CpuBlas load() {
     }
     cb.set_threads = reinterpret_cast<void (*)(int)>(dlsym(h, "openblas_set_num_threads"));
     cb.get_threads = reinterpret_cast<int (*)()>(dlsym(h, "openblas_get_num_threads"));
+    for (const char* sym : {"sbgemm_", "gemm_bf16bf16f32_"})
+      if (!cb.sbgemm_ptr) cb.sbgemm_ptr = reinterpret_cast<gemm16_fn>(dlsym(h, sym));
+    for (const char* sym : {"shgemm_", "gemm_f16f16f32_"})
+      if (!cb.shgemm_ptr) cb.shgemm_ptr = reinterpret_cast<gemm16_fn>(dlsym(h, sym));
     cb.name = name;
     cb.description = core.empty() ? cb.name : cb.name + " (OpenBLAS, " + core + " kernels)";
     cb.openblas = !core.empty();
@@ -271,6 +275,13 @@ void CpuBlas::sgemm(const char* ta, const char* tb, const int* m, const int* n, 
                     const int* ldc) const {
   const InCall in_call;
   sgemm_ptr(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
+}
+
+void CpuBlas::gemm16(gemm16_fn f, const char* ta, const char* tb, const int* m, const int* n, const int* k,
+                     const float* alpha, const uint16_t* a, const int* lda, const uint16_t* b, const int* ldb,
+                     const float* beta, float* c, const int* ldc) const {
+  const InCall in_call;
+  f(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
 }
 
 void CpuBlas::sgemv(const char* t, const int* m, const int* n, const float* alpha, const float* a, const int* lda,

@@ -2,6 +2,8 @@
 // Its symbols are looked up in its own handle, so a call never loops back into
 // libmyblas, also when libmyblas is LD_PRELOADed over the same library.
 #pragma once
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "core/problem.h"
@@ -11,6 +13,11 @@ namespace myblas {
 using sgemm_fn = void (*)(const char*, const char*, const int*, const int*, const int*,
                           const float*, const float*, const int*, const float*, const int*,
                           const float*, float*, const int*, size_t, size_t);
+// GEMM with 16-bit A and B and FP32 alpha, beta and C: OpenBLAS's sbgemm_/shgemm_ and MKL's
+// gemm_bf16bf16f32_/gemm_f16f16f32_ share this signature.
+using gemm16_fn = void (*)(const char*, const char*, const int*, const int*, const int*, const float*,
+                           const uint16_t*, const int*, const uint16_t*, const int*, const float*, float*,
+                           const int*, size_t, size_t);
 using sgemv_fn = void (*)(const char*, const int*, const int*, const float*, const float*,
                           const int*, const float*, const int*, const float*, float*, const int*,
                           size_t);
@@ -23,6 +30,10 @@ using sgemv_fn = void (*)(const char*, const int*, const int*, const float*, con
 struct CpuBlas {
   sgemm_fn sgemm_ptr = nullptr;  // never null: the built-in loops stand in if loading failed
   sgemv_fn sgemv_ptr = nullptr;
+  // The CPU BLAS's own bfloat16 / binary16 GEMM with FP32 C, where it exports one (Debian's
+  // OpenBLAS 0.3.21 exports neither: it is built without BUILD_BFLOAT16); nullptr otherwise.
+  gemm16_fn sbgemm_ptr = nullptr;
+  gemm16_fn shgemm_ptr = nullptr;
   std::string name;              // the library file, or "built-in" when none could be loaded
   std::string description;       // name, and for OpenBLAS the kernels it runs (myblas_cpu_blas)
   bool openblas = false;         // it is OpenBLAS (it has openblas_get_corename)
@@ -51,6 +62,10 @@ struct CpuBlas {
   void sgemm(const char* ta, const char* tb, const int* m, const int* n, const int* k, const float* alpha,
              const float* a, const int* lda, const float* b, const int* ldb, const float* beta, float* c,
              const int* ldc) const;
+  // Calls f (sbgemm_ptr or shgemm_ptr) under the same fork guard.
+  void gemm16(gemm16_fn f, const char* ta, const char* tb, const int* m, const int* n, const int* k,
+              const float* alpha, const uint16_t* a, const int* lda, const uint16_t* b, const int* ldb,
+              const float* beta, float* c, const int* ldc) const;
   void sgemv(const char* t, const int* m, const int* n, const float* alpha, const float* a, const int* lda,
              const float* x, const int* incx, const float* beta, float* y, const int* incy) const;
 };

@@ -64,7 +64,9 @@ cudaError_t hgemm_scratch(int device, size_t bytes, cudaStream_t s, DeviceBuffer
 // HGEMM with one rounding when beta != 0. cublasGemmEx writing binary16 C rounds
 // alpha*op(A)*op(B) to binary16 before it adds beta*C; with cancellation that is many binary16
 // ulps off the once-rounded result (66x the bound at 16^3, bench/results/h100-hgemm-rounding-*).
-// So cuBLAS writes FP32 into scratch (C widened there first) and one kernel rounds it into C.
+// So cuBLAS writes alpha*op(A)*op(B) in FP32 into scratch (beta = 0: the scratch is not read),
+// and one kernel adds beta*C in FP32 and rounds the sum into C. (Widening C into the scratch
+// first and handing cuBLAS beta cost two more passes over C.)
 // With beta == 0 there is nothing to add: binary16 output measured bitwise equal to this path on
 // every shape tried, split-K-prone ones included (h100-hgemm-rounding-beta0-*), and the handle
 // also forbids reduced-precision reductions, so beta == 0 calls cuBLAS directly at full speed.
@@ -75,16 +77,16 @@ cublasStatus_t hgemm_round_once(const CublasApi* api, cublasHandle_t h, cublasOp
   DeviceBuffer scratch;
   float* c32 = nullptr;
   cudaError_t e = hgemm_scratch(device, size_t(p.m) * size_t(p.n) * 4, s, &scratch, &c32);
-  if (e == cudaSuccess && p.beta != 0.f) e = widen_f16_f32(c, ldc, c32, p.m, p.m, p.n, s);
   if (e != cudaSuccess) {
     *why = note_cuda_error(e, "preparing the FP32 result of HGEMM");
     return CUBLAS_STATUS_EXECUTION_FAILED;
   }
+  const float zero = 0.f;
   cublasStatus_t st = api->gemm_ex(h, ta, tb, p.m, p.n, p.k, &p.alpha, a.ptr, CUDA_R_16F, int(a.ld),
-                                   b.ptr, CUDA_R_16F, int(b.ld), &p.beta, c32, CUDA_R_32F, p.m,
+                                   b.ptr, CUDA_R_16F, int(b.ld), &zero, c32, CUDA_R_32F, p.m,
                                    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   if (st != CUBLAS_STATUS_SUCCESS) return st;
-  e = round_f32_f16(c32, p.m, c, ldc, p.m, p.n, s);
+  e = add_scaled_round_f16(c32, p.m, p.beta, c, ldc, p.m, p.n, s);
   if (e != cudaSuccess) {
     *why = note_cuda_error(e, "rounding the HGEMM result");
     return CUBLAS_STATUS_EXECUTION_FAILED;
@@ -107,14 +109,16 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel
   const int target = call_device(p.device, s);
   DeviceScope scope(target);
   MYBLAS_CUDA_TRY("device", scope.status(), "cudaSetDevice");
-  if (!kernel && !hkernel && !p.scale_only() && p.mem_a == Mem::host && p.mem_b == Mem::host && p.mem_c == Mem::host) {
+  // (sbgemm and shgemm, whose C is wider than A and B, stage whole operands instead.)
+  if (!kernel && !hkernel && !p.mixed() && !p.scale_only() && p.mem_a == Mem::host && p.mem_b == Mem::host &&
+      p.mem_c == Mem::host) {
     // Host arrays: the pipelined path, split across the chosen GPUs when big enough. If it
     // fails part-way, the tiles it finished are final and the others untouched, so only those
     // others are computed on the CPU.
     std::vector<CTile> todo;
     PipelineGemm pg;
     pg.name = routine_name(p.routine);
-    pg.es = p.elem_size();
+    pg.es = p.c_elem_size();  // (sgemm and hgemm only: A, B and C share it)
     pg.ta = p.ta;
     pg.tb = p.tb;
     pg.m = p.m;
@@ -155,7 +159,7 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel
     if (left == int64_t(p.m) * p.n) return false;  // the caller redoes the whole call
     warn_once("pipeline:" + *why, std::string(routine_name(p.routine)) + " on the GPU: " + *why +
                                       "; completing the unfinished tiles on the CPU");
-    const size_t es = p.elem_size();
+    const size_t es = p.c_elem_size();  // (sgemm and hgemm: A, B and C share it)
     for (const CTile& t : todo) {
       GemmProblem sub = p;
       sub.m = t.rows;
@@ -171,13 +175,13 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel
     return true;
   }
   int dev = run_device(target, scope.saved() >= 0 ? scope.saved() : 0);
-  const size_t es = p.elem_size();
+  const size_t es = p.ab_elem_size(), es_c = p.c_elem_size();
   // Operands on another device than the one we run on are staged like host memory
   // (cudaMemcpyDefault copies peer to peer).
   const int owner_a = p.dev_a, owner_b = p.dev_b, owner_c = p.dev_c;
 
   DevOperand c;
-  if (!matrix_in(p.c, p.mem_c, owner_c, dev, p.ldc, p.m, p.n, es, p.beta != 0.f, s, &c, why))
+  if (!matrix_in(p.c, p.mem_c, owner_c, dev, p.ldc, p.m, p.n, es_c, p.beta != 0.f, s, &c, why))
     return false;
   void* cptr = const_cast<void*>(c.ptr);
   if (p.scale_only()) {
@@ -194,17 +198,19 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel
         !matrix_in(p.b, p.mem_b, owner_b, dev, p.ldb, p.b_rows(), p.b_cols(), es, true, s, &b, why))
       return false;
     MYBLAS_STAGE(kStagePrepare);
+    GemmProblem q = p;  // the same problem on the device copies
+    q.a = a.ptr;
+    q.lda = int(a.ld);
+    q.b = b.ptr;
+    q.ldb = int(b.ld);
+    q.c = cptr;
+    q.ldc = int(c.ld);
+    q.mem_a = q.mem_b = q.mem_c = Mem::device;
+    // Staged copies are packed (ld = rows): a kernel that needs aligned leading dimensions
+    // may refuse them, and then our choice for the shape runs instead; sbgemm and shgemm, whose
+    // only kernel is the TMA-fed one, run on cuBLAS then.
+    if (hkernel && p.mixed() && hgemm_can_implement(*hkernel, q)) hkernel = nullptr;
     if (kernel || hkernel) {
-      GemmProblem q = p;  // the same problem on the device copies
-      q.a = a.ptr;
-      q.lda = int(a.ld);
-      q.b = b.ptr;
-      q.ldb = int(b.ld);
-      q.c = cptr;
-      q.ldc = int(c.ld);
-      q.mem_a = q.mem_b = q.mem_c = Mem::device;
-      // Staged copies are packed (ld = rows): a kernel that needs aligned leading dimensions
-      // may refuse them, and then our choice for the shape runs instead.
       if (kernel) {
         const SgemmKernel k = sgemm_can_implement(*kernel, q) ? sgemm_choose(q) : *kernel;
         MYBLAS_CUDA_TRY("launch", sgemm_run(k, q, s), sgemm_kernel_name(k));
@@ -216,7 +222,7 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel
     } else {
       cublasHandle_t h = cublas_handle(
           dev, s,
-          p.routine == Routine::hgemm
+          p.routine != Routine::sgemm
               ? cublasMath_t(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)
               : CUBLAS_PEDANTIC_MATH,
           why);
@@ -249,13 +255,18 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel
         st = api->gemm_ex(h, ta, tb, p.m, p.n, p.k, &p.alpha, a.ptr, CUDA_R_16F, int(a.ld), b.ptr,
                           CUDA_R_16F, int(b.ld), &p.beta, cptr, CUDA_R_16F, int(c.ld),
                           CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+      else if (p.mixed()) {  // 16-bit A and B, FP32 C: cuBLAS forms alpha*AB + beta*C in FP32
+        const cudaDataType in = p.routine == Routine::sbgemm ? CUDA_R_16BF : CUDA_R_16F;
+        st = api->gemm_ex(h, ta, tb, p.m, p.n, p.k, &p.alpha, a.ptr, in, int(a.ld), b.ptr, in, int(b.ld),
+                          &p.beta, cptr, CUDA_R_32F, int(c.ld), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+      }
       else
         st = api->sgemm(h, ta, tb, p.m, p.n, p.k, &p.alpha, static_cast<const float*>(a.ptr),
                         int(a.ld), static_cast<const float*>(b.ptr), int(b.ld), &p.beta,
                         static_cast<float*>(cptr), int(c.ld));
       if (st != CUBLAS_STATUS_SUCCESS) {
         if (why->empty())
-          *why = std::string(p.routine == Routine::hgemm ? "cublasGemmEx" : "cublasSgemm") +
+          *why = std::string(p.routine == Routine::sgemm ? "cublasSgemm" : "cublasGemmEx") +
                  " failed: " + api->status_string(st);
         return false;
       }
@@ -266,13 +277,13 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel
     // C runs on its own device when it has one, so a staged C is host memory. It lands in a
     // scratch buffer first: the caller's C changes only once the whole result is here, so a
     // failure part-way through still leaves the CPU fallback the original C.
-    std::vector<unsigned char> result(size_t(p.m) * size_t(p.n) * es);
-    MYBLAS_CUDA_TRY("copy", copy_matrix(result.data(), p.m, c.ptr, c.ld, p.m, p.n, es, s),
+    std::vector<unsigned char> result(size_t(p.m) * size_t(p.n) * es_c);
+    MYBLAS_CUDA_TRY("copy", copy_matrix(result.data(), p.m, c.ptr, c.ld, p.m, p.n, es_c, s),
                     "copying C back");
     MYBLAS_CUDA_SYNC(cudaStreamSynchronize(s), "the GEMM on the GPU");
     for (int j = 0; j < p.n; ++j)
-      std::memcpy(static_cast<unsigned char*>(p.c) + size_t(j) * size_t(p.ldc) * es,
-                  result.data() + size_t(j) * size_t(p.m) * es, size_t(p.m) * es);
+      std::memcpy(static_cast<unsigned char*>(p.c) + size_t(j) * size_t(p.ldc) * es_c,
+                  result.data() + size_t(j) * size_t(p.m) * es_c, size_t(p.m) * es_c);
     return true;
   }
   // Calls return complete unless the caller chose a stream and everything is on the GPU.

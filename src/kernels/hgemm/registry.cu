@@ -27,7 +27,7 @@ bool hgemm_kernel_from_name(const char* name, HgemmKernel* out) { return kernel_
 bool hgemm_kernel_is_production(HgemmKernel k) { return kernel_table_production(kTable, k); }
 
 const char* hgemm_can_implement(HgemmKernel k, const GemmProblem& p) {
-  if (p.routine != Routine::hgemm) return "not an HGEMM problem";
+  if (p.routine != Routine::hgemm && !p.mixed()) return "not an HGEMM, sbgemm or shgemm problem";
   if (p.m < 1 || p.n < 1 || p.k < 1) return "m, n and k must be >= 1 (empty problems are quick returns)";
   if (p.alpha == 0.f) return "alpha == 0 is a scaling of C, handled by the caller";
   if (p.lda < (p.a_rows() > 1 ? p.a_rows() : 1)) return "lda too small";
@@ -42,7 +42,8 @@ const char* hgemm_can_implement(HgemmKernel k, const GemmProblem& p) {
     case HgemmKernel::mma_sync:
     case HgemmKernel::mma_sync_128x256x64:
     case HgemmKernel::mma_sync_128x128x64:
-      return nullptr;  // every transpose, size, leading dimension and alignment
+      // every transpose, size, leading dimension and alignment, of binary16 operands
+      return p.mixed() ? "binary16 A, B and C only (the wgmma kernel takes 16-bit A and B with an FP32 C)" : nullptr;
     case HgemmKernel::wgmma_tma:
       return hgemm_detail::wgmma_tma_can_implement(p);
   }
@@ -55,8 +56,9 @@ const char* hgemm_can_implement(HgemmKernel k, const GemmProblem& p) {
 // 128x128 tiles 0.52-0.55x), the 128x128x64 tile when m or n is below 4096 (more blocks for the
 // 132 SMs: 16x4096x4096 0.44x vs 0.30x, 127x129x1031 0.32x vs 0.28x; equal at 2048^3). Both
 // mma.sync kernels run every problem, so the choice can always run.
+// sbgemm and shgemm have the wgmma kernel alone: where it refuses, cuBLAS runs them.
 HgemmKernel hgemm_choose(const GemmProblem& p) {
-  if (!hgemm_can_implement(HgemmKernel::wgmma_tma, p)) return HgemmKernel::wgmma_tma;
+  if (p.mixed() || !hgemm_can_implement(HgemmKernel::wgmma_tma, p)) return HgemmKernel::wgmma_tma;
   return p.m >= 4096 && p.n >= 4096 ? HgemmKernel::mma_sync_128x256x64 : HgemmKernel::mma_sync_128x128x64;
 }
 

@@ -22,14 +22,26 @@
 // the same kernel: B = 'N' and A = 'T' are K-major, B = 'T' and A = 'N' are MN-major.
 //
 // Epilogue: alpha and beta in FP32, one rounding to binary16 (round to nearest even); beta == 0
-// never reads C. Requirements (hgemm_wgmma_can_implement): an sm_90a build on a CC 9.0 device,
-// A and B 16-byte aligned with lda, ldb multiples of 8 (TMA's rules); any m, n, k, ldc and C
-// alignment. Other problems go to the cp.async kernel or cuBLAS, chosen in dispatch.
+// never reads C. With beta != 0 the producer also asks the copy engine to prefetch the tile's C
+// into L2 (one cp.async.bulk.prefetch.tensor per tile) kPrefetchAhead k-blocks before the tile's
+// last, so that the epilogue's reads of C hit L2 instead of waiting on device memory after the
+// main loop (without it, reading C cost 50 us at 4096^3, 4-5x the time of one pass over C).
+//
+// Types: the same kernel is instantiated for binary16 A and B with binary16 C (HGEMM), and for
+// binary16 or bfloat16 A and B with an FP32 C (shgemm/gemm_f16f16f32, sbgemm/gemm_bf16bf16f32),
+// whose epilogue stores alpha*acc + beta*C in FP32 without rounding.
+//
+// Requirements (wgmma_tma_can_implement): an sm_90a build on a CC 9.0 device, A and B 16-byte
+// aligned with lda, ldb multiples of 8 (TMA's rules); any m, n, k, ldc and C alignment (the C
+// prefetch needs C 16-byte aligned with 16-byte column strides, and is skipped otherwise). Other
+// problems go to the cp.async kernel or cuBLAS, chosen in dispatch.
 #include <cuda.h>  // CUtensorMap and its enums (types only; the driver is reached via cudart)
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "core/problem.h"
 #include "kernels/gemm_args.h"  // aligned16, SmemLimitOnce
@@ -51,17 +63,43 @@ constexpr int kBytesAt = kBI * kBK * 2;              // 32 KiB: op(A)^T tile (wg
 constexpr int kStageBytes = kBytesBt + kBytesAt;     // 48 KiB per stage
 constexpr int kSmemBytes = kStages * kStageBytes + 1024 /* 1024-byte alignment */ + 2 * kStages * 8;
 constexpr int kGroupRows = 16;  // tile rows per L2 group of the persistent tile order
+constexpr int kPrefetchAhead = 8;  // k-blocks before a tile's last at which its C is prefetched
 static_assert(kBK * 2 == 128, "a stage's k extent must be one 128-byte swizzle row");
 static_assert(kStageBytes % 1024 == 0, "stages must keep the 1024-byte swizzle alignment");
 static_assert(kSmemBytes <= 227 * 1024, "shared memory over the H100's per-block limit");
 
 struct Params {
-  __half* c;
+  void* c;  // __half* or float*: the kernel's TOut
   int64_t ldc;
   int m, n, k;
   float alpha, beta;
   int tiles_i, tiles_j;
-  int vec2;  // C can take 4-byte stores of two neighbouring rows
+  int vec2;        // C can take paired stores of two neighbouring rows (4 or 8 bytes, aligned)
+  int prefetch_c;  // beta != 0 and C has a tensor map: prefetch each tile's C into L2
+};
+
+// Loads and stores of C by its element type: pairs of neighbouring rows, or one element.
+template <class TOut>
+struct OutC;
+template <>
+struct OutC<__half> {
+  static __device__ __forceinline__ float2 load2(const __half* p) {
+    return __half22float2(*reinterpret_cast<const __half2*>(p));
+  }
+  static __device__ __forceinline__ float load1(const __half* p) { return __half2float(*p); }
+  static __device__ __forceinline__ void store2(__half* p, float v0, float v1) {
+    *reinterpret_cast<__half2*>(p) = __floats2half2_rn(v0, v1);
+  }
+  static __device__ __forceinline__ void store1(__half* p, float v) { *p = __float2half_rn(v); }
+};
+template <>
+struct OutC<float> {
+  static __device__ __forceinline__ float2 load2(const float* p) { return *reinterpret_cast<const float2*>(p); }
+  static __device__ __forceinline__ float load1(const float* p) { return *p; }
+  static __device__ __forceinline__ void store2(float* p, float v0, float v1) {
+    *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
+  }
+  static __device__ __forceinline__ void store1(float* p, float v) { *p = v; }
 };
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -85,7 +123,33 @@ __device__ __forceinline__ void fence_acc(float (&d)[128]) {
   for (int i = 0; i < 128; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
+#define MYBLAS_WGMMA_NAME wgmma_m64n256k16_f16
+#define MYBLAS_WGMMA_AB "f16"
 #include "kernels/hgemm/wgmma_m64n256k16.inc"
+#undef MYBLAS_WGMMA_NAME
+#undef MYBLAS_WGMMA_AB
+#define MYBLAS_WGMMA_NAME wgmma_m64n256k16_bf16
+#define MYBLAS_WGMMA_AB "bf16"
+#include "kernels/hgemm/wgmma_m64n256k16.inc"
+#undef MYBLAS_WGMMA_NAME
+#undef MYBLAS_WGMMA_AB
+
+template <class TIn, int TransA, int TransB>
+__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t desc_a, uint64_t desc_b, int scale_d) {
+  if constexpr (std::is_same<TIn, __nv_bfloat16>::value)
+    wgmma_m64n256k16_bf16<TransA, TransB>(d, desc_a, desc_b, scale_d);
+  else
+    wgmma_m64n256k16_f16<TransA, TransB>(d, desc_a, desc_b, scale_d);
+}
+
+// Asks the copy engine to bring the box at (c0, c1) of the map into L2 (no shared memory, no
+// completion to wait for; the parts outside the tensor are ignored).
+__device__ __forceinline__ void tma_prefetch_2d(const CUtensorMap* map, int c0, int c1) {
+  asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];\n" ::"l"(
+                   reinterpret_cast<uint64_t>(map)),
+               "r"(c0), "r"(c1)
+               : "memory");
+}
 
 // Tile t of the persistent order: groups of kGroupRows tile rows, walked down the rows first.
 __device__ __forceinline__ void tile_coords(int t, const Params& p, int* tj, int* ti) {
@@ -103,14 +167,16 @@ __device__ __forceinline__ void tile_coords(int t, const Params& p, int* tj, int
 // With beta != 0 a row's 64 old values are all loaded before the first store: the compiler must
 // assume a store to C may alias a later load from C, so interleaving them made every load wait
 // for the previous store (2.7x slower at 2048^3 with beta = 0.5 than with beta = 0).
+template <class TOut>
 __device__ __forceinline__ void store_tile(const Params& p, const float (&d)[128], int j_base, int i_base) {
+  using Out = OutC<TOut>;
   const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
   const bool read_c = p.beta != 0.f;
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const int j = j_base + 16 * warp + lane / 4 + 8 * h;
     if (j >= p.n) continue;
-    __half* cj = p.c + int64_t(j) * p.ldc;
+    TOut* cj = static_cast<TOut*>(p.c) + int64_t(j) * p.ldc;
     const int i0 = i_base + 2 * (lane % 4);
     float2 old[32];  // (32) pairs of C(i, j), C(i + 1, j) for i = i0 + 8c
     if (read_c) {
@@ -119,10 +185,10 @@ __device__ __forceinline__ void store_tile(const Params& p, const float (&d)[128
         const int i = i0 + 8 * c;
         old[c] = make_float2(0.f, 0.f);
         if (p.vec2 && i + 1 < p.m) {
-          old[c] = __half22float2(*reinterpret_cast<const __half2*>(cj + i));
+          old[c] = Out::load2(cj + i);
         } else if (i < p.m) {
-          old[c].x = __half2float(cj[i]);
-          if (i + 1 < p.m) old[c].y = __half2float(cj[i + 1]);
+          old[c].x = Out::load1(cj + i);
+          if (i + 1 < p.m) old[c].y = Out::load1(cj + i + 1);
         }
       }
     }
@@ -136,10 +202,10 @@ __device__ __forceinline__ void store_tile(const Params& p, const float (&d)[128
         v1 = fmaf(p.beta, old[c].y, v1);
       }
       if (p.vec2 && i + 1 < p.m) {
-        *reinterpret_cast<__half2*>(cj + i) = __floats2half2_rn(v0, v1);
+        Out::store2(cj + i, v0, v1);
       } else {
-        cj[i] = __float2half_rn(v0);
-        if (i + 1 < p.m) cj[i + 1] = __float2half_rn(v1);
+        Out::store1(cj + i, v0);
+        if (i + 1 < p.m) Out::store1(cj + i + 1, v1);
       }
     }
   }
@@ -147,9 +213,11 @@ __device__ __forceinline__ void store_tile(const Params& p, const float (&d)[128
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
 // kBtMN: op(B)^T is MN-major in memory (B is 'T'); kAtMN: op(A)^T is MN-major (A is 'N').
-template <bool kBtMN, bool kAtMN>
+// TIn: __half or __nv_bfloat16 (A and B); TOut: __half or float (C).
+template <bool kBtMN, bool kAtMN, class TIn, class TOut>
 __global__ void __launch_bounds__(kThreads, 1)
-    hgemm_wgmma_tma_kernel(const __grid_constant__ CUtensorMap tm_bt, const __grid_constant__ CUtensorMap tm_at, Params p) {
+    hgemm_wgmma_tma_kernel(const __grid_constant__ CUtensorMap tm_bt, const __grid_constant__ CUtensorMap tm_at,
+                           const __grid_constant__ CUtensorMap tm_c, Params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ unsigned char smem_raw[];
   const uint32_t raw = smem_u32(smem_raw);
@@ -173,6 +241,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (threadIdx.x == 0) {
       asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tm_bt)) : "memory");
       asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tm_at)) : "memory");
+      const int prefetch_kb = nk > kPrefetchAhead ? nk - kPrefetchAhead : 0;
       int s = 0;
       unsigned phase = 0;
       for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
@@ -185,6 +254,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           const uint32_t sb = base + s * kStageBytes, sa = sb + kBytesBt;
           const int k0 = kb * kBK;
           mbar_expect_tx(full, kStageBytes);
+          if (p.prefetch_c && kb == prefetch_kb) tma_prefetch_2d(&tm_c, i0, j0);
           if (kBtMN) {
             tma_load_2d(sb, &tm_bt, full, j0, k0);
             tma_load_2d(sb + 8192, &tm_bt, full, j0 + 64, k0);
@@ -224,7 +294,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int kk = 0; kk < kBK / 16; ++kk) {
           const uint64_t da = kBtMN ? smem_desc(sb + kk * 2048, 8192, 1024) : smem_desc(sb + kk * 32, 16, 1024);
           const uint64_t db = kAtMN ? smem_desc(sa + kk * 2048, 8192, 1024) : smem_desc(sa + kk * 32, 16, 1024);
-          wgmma_m64n256k16<kBtMN ? 1 : 0, kAtMN ? 1 : 0>(acc, da, db, (kb | kk) != 0);
+          wgmma_m64n256k16<TIn, kBtMN ? 1 : 0, kAtMN ? 1 : 0>(acc, da, db, (kb | kk) != 0);
         }
         wgmma_commit();
         // Waiting for this k-block's wgmmas before releasing the stage measured the same as
@@ -238,26 +308,38 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
       fence_acc(acc);
-      store_tile(p, acc, tj * kBJ + 64 * cw, ti * kBI);
+      store_tile<TOut>(p, acc, tj * kBJ + 64 * cw, ti * kBI);
     }
   }
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 }
 
-// A 2-D FP16 tensor map: `inner` contiguous elements per line, `outer` lines `ld` elements apart,
-// boxes of box_inner x box_outer with the 128-byte swizzle; reads outside are zero-filled.
-bool make_map(CUtensorMap* map, const void* base, int inner, int outer, int64_t ld, int box_inner, int box_outer) {
-  return make_tensor_map_2d(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, base, inner, outer, ld, box_inner, box_outer,
-                            CU_TENSOR_MAP_SWIZZLE_128B);
+// A 2-D tensor map of 16-bit elements (binary16 or bfloat16): `inner` contiguous elements per
+// line, `outer` lines `ld` elements apart, boxes of box_inner x box_outer with the 128-byte
+// swizzle; reads outside are zero-filled.
+bool make_map(CUtensorMap* map, CUtensorMapDataType type, const void* base, int inner, int outer, int64_t ld,
+              int box_inner, int box_outer) {
+  return make_tensor_map_2d(map, type, 2, base, inner, outer, ld, box_inner, box_outer, CU_TENSOR_MAP_SWIZZLE_128B);
 }
 
-template <bool kBtMN, bool kAtMN>
-cudaError_t launch_variant(const CUtensorMap& bt, const CUtensorMap& at, const Params& p, int grid, cudaStream_t s) {
+template <bool kBtMN, bool kAtMN, class TIn, class TOut>
+cudaError_t launch_variant(const CUtensorMap& bt, const CUtensorMap& at, const CUtensorMap& c, const Params& p,
+                           int grid, cudaStream_t s) {
   static SmemLimitOnce limit;
-  const cudaError_t e = limit.set(reinterpret_cast<const void*>(hgemm_wgmma_tma_kernel<kBtMN, kAtMN>), kSmemBytes);
+  const auto kernel = hgemm_wgmma_tma_kernel<kBtMN, kAtMN, TIn, TOut>;
+  const cudaError_t e = limit.set(reinterpret_cast<const void*>(kernel), kSmemBytes);
   if (e != cudaSuccess) return e;
-  hgemm_wgmma_tma_kernel<kBtMN, kAtMN><<<grid, kThreads, kSmemBytes, s>>>(bt, at, p);
+  kernel<<<grid, kThreads, kSmemBytes, s>>>(bt, at, c, p);
   return cudaGetLastError();
+}
+
+template <class TIn, class TOut>
+cudaError_t launch_types(bool bt_mn, bool at_mn, const CUtensorMap& bt, const CUtensorMap& at, const CUtensorMap& c,
+                         const Params& p, int grid, cudaStream_t s) {
+  if (bt_mn && at_mn) return launch_variant<true, true, TIn, TOut>(bt, at, c, p, grid, s);
+  if (bt_mn) return launch_variant<true, false, TIn, TOut>(bt, at, c, p, grid, s);
+  if (at_mn) return launch_variant<false, true, TIn, TOut>(bt, at, c, p, grid, s);
+  return launch_variant<false, false, TIn, TOut>(bt, at, c, p, grid, s);
 }
 
 }  // namespace
@@ -273,14 +355,23 @@ cudaError_t launch_wgmma_tma(const GemmProblem& g, cudaStream_t s) {
   int sms = 0;
   if (!sm90a_ready(&sms)) return cudaErrorInvalidDeviceFunction;
   const bool bt_mn = g.tb == Op::T, at_mn = g.ta == Op::N;
-  CUtensorMap bt, at;
+  const CUtensorMapDataType in =
+      g.routine == Routine::sbgemm ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  const bool c32 = g.routine != Routine::hgemm;  // an FP32 C (sbgemm, shgemm)
+  CUtensorMap bt, at, cm;
   // op(B)^T, rows j of D: B 'N' is k x n (k contiguous), B 'T' is n x k (n contiguous).
-  const bool ok_b = bt_mn ? make_map(&bt, g.b, g.n, g.k, g.ldb, 64, 64) : make_map(&bt, g.b, g.k, g.n, g.ldb, 64, kBJ);
+  const bool ok_b = bt_mn ? make_map(&bt, in, g.b, g.n, g.k, g.ldb, 64, 64) : make_map(&bt, in, g.b, g.k, g.n, g.ldb, 64, kBJ);
   // op(A)^T, columns i of D: A 'T' is k x m (k contiguous), A 'N' is m x k (m contiguous).
-  const bool ok_a = at_mn ? make_map(&at, g.a, g.m, g.k, g.lda, 64, 64) : make_map(&at, g.a, g.k, g.m, g.lda, 64, kBI);
+  const bool ok_a = at_mn ? make_map(&at, in, g.a, g.m, g.k, g.lda, 64, 64) : make_map(&at, in, g.a, g.k, g.m, g.lda, 64, kBI);
   if (!ok_a || !ok_b) return cudaErrorInvalidValue;
+  // C's tiles (kBI rows x kBJ columns) for the L2 prefetch only: never read into shared memory.
+  const bool ok_c = g.beta != 0.f &&
+                    make_tensor_map_2d(&cm, c32 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                                       c32 ? 4 : 2, g.c, g.m, g.n, g.ldc, kBI, kBJ, CU_TENSOR_MAP_SWIZZLE_NONE);
+  if (!ok_c) cm = at;  // (unused)
   Params p;
-  p.c = static_cast<__half*>(g.c);
+  p.c = g.c;
+  p.prefetch_c = ok_c;
   p.ldc = g.ldc;
   p.m = g.m;
   p.n = g.n;
@@ -289,14 +380,15 @@ cudaError_t launch_wgmma_tma(const GemmProblem& g, cudaStream_t s) {
   p.beta = g.beta;
   p.tiles_i = (g.m + kBI - 1) / kBI;
   p.tiles_j = (g.n + kBJ - 1) / kBJ;
-  p.vec2 = (reinterpret_cast<uintptr_t>(g.c) % 4 == 0) && g.ldc % 2 == 0;
+  p.vec2 = (reinterpret_cast<uintptr_t>(g.c) % (c32 ? 8 : 4) == 0) && g.ldc % 2 == 0;
   const int64_t tiles = int64_t(p.tiles_i) * p.tiles_j;
   if (tiles > INT32_MAX) return cudaErrorInvalidValue;
   const int grid = int(tiles < sms ? tiles : sms);
-  if (bt_mn && at_mn) return launch_variant<true, true>(bt, at, p, grid, s);
-  if (bt_mn) return launch_variant<true, false>(bt, at, p, grid, s);
-  if (at_mn) return launch_variant<false, true>(bt, at, p, grid, s);
-  return launch_variant<false, false>(bt, at, p, grid, s);
+  switch (g.routine) {
+    case Routine::sbgemm: return launch_types<__nv_bfloat16, float>(bt_mn, at_mn, bt, at, cm, p, grid, s);
+    case Routine::shgemm: return launch_types<__half, float>(bt_mn, at_mn, bt, at, cm, p, grid, s);
+    default: return launch_types<__half, __half>(bt_mn, at_mn, bt, at, cm, p, grid, s);
+  }
 }
 
 }  // namespace hgemm_detail
