@@ -27,6 +27,13 @@ bool cublas_gemv(const GemvProblem& p, std::string* why);
 // Every other routine (BlasProblem) on cuBLAS: device operands in place, host operands staged
 // (GEMM on host arrays through the pipelined path).
 bool cublas_blas_problem(const BlasProblem& p, std::string* why);
+// The cuBLAS math mode of routine p's element type. FP32 data (S, C) takes CUBLAS_PEDANTIC_MATH,
+// so that NVIDIA_TF32_OVERRIDE cannot turn it into TF32; FP64 data (D, Z) the default mode, whose
+// FP64 tensor-core kernels are exact FP64 arithmetic and which pedantic mode gives up (DGEMM 4096
+// on the H100: 3048 us pedantic against 2318 us, bench/results/h100-level3-2026-11-28.md).
+inline cublasMath_t math_mode(Dtype t) {
+  return t == Dtype::d || t == Dtype::z ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH;
+}
 // The same on host arrays for every routine but GEMM and GEMV, overlapped (host_level3.cpp).
 bool host_level3(const BlasProblem& p, std::string* why);
 // One cuBLAS call of routine p's kind on device operands a, b, c (host pointer mode: scalars by

@@ -108,7 +108,7 @@ bool pipelined(const BlasProblem& p, void* fn, std::string* why) {
   pg.split_k_lead = true;  // the first panels' products start while A is still arriving
   pg.multiply = [&p, fn](cudaStream_t stream, int device, int rows, int cols, int depth, bool use_beta, const void* a,
                          int lda, const void* b, int ldb, void* c, std::string* tile_why) {
-    cublasHandle_t h = cublas_handle(device, stream, CUBLAS_PEDANTIC_MATH, tile_why);
+    cublasHandle_t h = cublas_handle(device, stream, math_mode(p.type), tile_why);
     if (!h) return false;
     if (fault_injected("cublas")) {
       *tile_why = "injected fault at cublas";
@@ -225,7 +225,7 @@ bool cublas_blas_problem(const BlasProblem& p, std::string* why) {
                !matrix_in(p.b, p.mem_b, p.dev_b, dev, p.ldb, int(p.b_rows()), int(p.b_cols()), es, true, s, &b, why)) {
       return false;
     }
-    cublasHandle_t h = cublas_handle(dev, s, CUBLAS_PEDANTIC_MATH, why);
+    cublasHandle_t h = cublas_handle(dev, s, math_mode(p.type), why);
     if (!h) return false;
     const cublasStatus_t st =
         fault_injected("cublas")  // before the call: a device C must stay untouched

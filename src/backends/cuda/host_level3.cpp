@@ -193,7 +193,7 @@ bool host_level3(const BlasProblem& p, std::string* why) {
       pin_off += size_t(r.rows) * size_t(r.cols) * es;
     }
     if (!ok) break;
-    cublasHandle_t h = cublas_handle(dev, s.stream, CUBLAS_PEDANTIC_MATH, why);
+    cublasHandle_t h = cublas_handle(dev, s.stream, math_mode(p.type), why);
     if (!h) {
       ok = false;
       break;
