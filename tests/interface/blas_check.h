@@ -26,7 +26,6 @@
 #include <cfloat>
 #include <cmath>
 #include <complex>
-#include <map>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -90,12 +89,7 @@ inline const std::vector<Entry>& all_entries() {
 // libmyblas's own symbol (looked up in libmyblas, so nothing else can answer).
 inline void* our_symbol(const std::string& name) {
   static void* lib = dlopen("libmyblas.so.0", RTLD_NOW | RTLD_NOLOAD);
-  static std::map<std::string, void*> cache;
-  auto it = cache.find(name);
-  if (it != cache.end()) return it->second;
-  void* f = lib ? dlsym(lib, name.c_str()) : nullptr;
-  cache[name] = f;
-  return f;
+  return lib ? dlsym(lib, name.c_str()) : nullptr;
 }
 
 struct BlasCase {

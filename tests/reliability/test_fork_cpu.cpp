@@ -4,6 +4,9 @@
 //   ChildCallsFirst   the first call of the process happens in a child; then the parent.
 //   ParentCalledFirst the parent calls (OpenBLAS's worker threads are running), forks, and
 //                     the child and then the parent call again.
+//   GenericRoutines   DGEMM, ZGEMM, ZHERK, DTRSM, DSYMM on shapes where OpenBLAS runs threaded:
+//                     in the parent, in a child it forks, then in the parent again, each call
+//                     checked against OpenBLAS (interface/blas_check.h).
 //   WhileThreadsCall  four threads keep calling while the main thread forks repeatedly; every
 //                     child must complete its call (no lock left held by another thread at
 //                     the fork may make it hang: the child has an alarm).
@@ -27,6 +30,7 @@
 
 #include "common/data.h"
 #include "common/reference.h"
+#include "interface/blas_suite.h"
 #include "myblas.h"
 
 namespace {
@@ -142,6 +146,35 @@ TEST(ForkCpu, ParentCalledFirst) {
   p.compute(s);
   expect_correct(p, *s, "parent after the child");
   munmap(s, sizeof *s);
+}
+
+// Every check of the set; false on the first failing one.
+bool generic_routines(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  using iface::Fam;
+  auto cs = [](Fam f, iface::Entry e, iface::Options o, int m, int n, int k) {
+    iface::BlasCase c = iface::make_case(f, e, o, m, n, k);
+    c.alpha = {0.5, f == Fam::herk ? 0.0 : 0.25};
+    c.beta = {-1, 0};
+    return c;
+  };
+  return iface::check_any<double>(cs(Fam::gemm, iface::Entry::f77, {'L', 'U', 'N', 'T', 'N'}, 192, 160, 192), rng) &&
+         iface::check_any<std::complex<double>>(
+             cs(Fam::gemm, iface::Entry::cblas_row, {'L', 'U', 'C', 'N', 'N'}, 150, 130, 170), rng) &&
+         iface::check_any<std::complex<double>>(
+             cs(Fam::herk, iface::Entry::f77_64_, {'L', 'L', 'C', 'N', 'N'}, 0, 180, 150), rng) &&
+         iface::check_any<double>(cs(Fam::trsm, iface::Entry::f77, {'L', 'U', 'T', 'N', 'N'}, 192, 128, 0), rng) &&
+         iface::check_any<double>(cs(Fam::symm, iface::Entry::cblas_col, {'R', 'L', 'N', 'N', 'N'}, 160, 192, 0), rng);
+}
+
+TEST(ForkCpu, GenericRoutines) {
+  const uint64_t seed = mbtest::test_seed() + 3;
+  EXPECT_TRUE(generic_routines(seed)) << "parent before fork";
+  const int st = run_child([&] {
+    if (!generic_routines(seed)) _exit(3);
+  });
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "child (its failures are printed above): " << describe_status(st);
+  EXPECT_TRUE(generic_routines(seed)) << "parent after the child";
 }
 
 TEST(ForkCpu, WhileThreadsCall) {
