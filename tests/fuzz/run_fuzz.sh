@@ -21,7 +21,7 @@ mkdir -p "$out/corpus"
 # ASan+UBSan for the harness itself; libmyblas and OpenBLAS stay uninstrumented (their
 # errors show up through the guard and result checks). -rdynamic exports the harness's
 # xerbla_/cblas_xerbla so libmyblas reports to them.
-if ! clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude \
+if ! clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Itests \
       tests/fuzz/fuzz_blas.cpp -o "$out/fuzz_blas" -L"$libdir" -lmyblas -ldl \
       -Wl,-rpath,"$libdir" -rdynamic 2>"$out/build.log"; then
   if grep -q "fuzzer" "$out/build.log"; then
@@ -34,7 +34,8 @@ if ! clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude \
 fi
 # One process; leak checking stays on (a call that leaks shows up); 4 KiB inputs at
 # most (the decoder needs a few hundred bytes). The first directory receives new inputs.
+# -error_exitcode=1: libFuzzer's own default (77) would read as "skipped" to scripts/test.sh.
 # protect_shadow_gap=0: see scripts/test.sh (CUDA initialisation under ASan on a GPU machine).
 MYBLAS_BACKEND=cpu ASAN_OPTIONS=protect_shadow_gap=0 \
-  "$out/fuzz_blas" -max_total_time="$seconds" -max_len=4096 -artifact_prefix="$out/" \
+  "$out/fuzz_blas" -max_total_time="$seconds" -max_len=4096 -artifact_prefix="$out/" -error_exitcode=1 \
   -print_final_stats=1 "$out/corpus" tests/fuzz/corpus
