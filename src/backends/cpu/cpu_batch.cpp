@@ -6,9 +6,11 @@
 //    product of 64^3 or more over all its threads, which for a batch of small products costs more
 //    than it gains and makes the concurrent calls wait for each other: while our threads run the
 //    batch, OpenBLAS is held to one thread (openblas_set_num_threads; its previous count is
-//    restored after). Products large enough to keep every core busy on their own (m n k >= 2^24)
-//    run one after another on OpenBLAS's threads instead, and so do groups of fewer than 2^21
-//    multiply-adds in all.
+//    restored after). One product per thread beats one product over all threads up to large
+//    sizes (each thread's product stays in its own caches; no thread waits for the others at the
+//    end of each product), so only groups of fewer products than twice the threads, of products of
+//    2^30 multiply-adds or more, or of fewer than 2^21 multiply-adds in all, run one product after
+//    another (on OpenBLAS's threads).
 //  - Groups whose alpha is 0 (or k is 0) only scale C, on the calling threads, never reading A or B.
 //  - binary16 products go through the single-matrix HGEMM CPU path; operands in device memory
 //    (a GPU path that failed) are staged product by product.
@@ -29,7 +31,7 @@ namespace myblas {
 
 namespace {
 
-constexpr double kSerialMacs = double(1 << 24);  // a product this large runs alone on every core
+constexpr double kSerialMacs = double(1 << 30);  // a product this large runs alone on every core
 // A group this small in all (multiply-adds over its products) runs on the calling thread: waking
 // the copy threads and holding OpenBLAS to one thread would cost more than they save.
 constexpr double kParallelGroupMacs = double(1 << 21);
@@ -162,13 +164,14 @@ bool cpu_batch(const BatchProblem& p, std::string* why) {
   for (const BatchGroup& g : p.groups) {
     if (library_batch(p, g)) continue;
     const double macs = double(g.m) * double(g.n) * double(p.family == Family::gemm ? g.k : 1);
-    if (p.mem != Mem::host || g.count == 1 || macs >= kSerialMacs || macs * double(g.count) < kParallelGroupMacs) {
+    const size_t threads = std::max<size_t>(1, pool_threads());
+    if (p.mem != Mem::host || g.count < int64_t(2 * threads) || macs >= kSerialMacs ||
+        macs * double(g.count) < kParallelGroupMacs) {
       for (int64_t i = 0; i < g.count; ++i)
         if (!run_item(p, g, i, why)) return false;
       continue;
     }
     // Host operands: chunks of products over the copy threads, a few chunks per thread.
-    const size_t threads = std::max<size_t>(1, pool_threads());
     const int64_t chunk = std::max<int64_t>(1, g.count / int64_t(4 * threads));
     const size_t chunks = size_t((g.count + chunk - 1) / chunk);
     OneThreadEach one_thread;
