@@ -8,7 +8,7 @@
 #   cp -a build/src/libmyblas.so* build/tests/interface/test_interface_batch \
 #         build/tests/kernels/test_batched_kernels build/bench/bench_batched /work/main/.dev-batched/
 #   strip /work/main/.dev-batched/{test_interface_batch,test_batched_kernels,bench_batched}
-# Run on the device (about 2 minutes; carry [".gpu", ".dev-batched"]):
+# Run on the device (about 2 minutes, at most 8 and a bit; carry [".gpu", ".dev-batched"]):
 #   bash .gpu/run.sh bash bench/run_batched_gpu.sh .dev-batched
 # Afterwards, here: /usr/bin/python3 bench/plot_batched.py bench/results/h100-batched-<date> <files_at>/*.csv
 #   (writes the .md table and the .png plot; add a bench/results/README.md line for them)
@@ -39,28 +39,36 @@ export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-16}
   git rev-parse --short HEAD 2>/dev/null
 } > "$out/device.txt" 2>&1
 
-timeout 60 "$dir/test_batched_kernels" > "$out/test_kernels.txt" 2>&1
-echo "test_batched_kernels: exit $? ($(grep -c '^\[       OK' "$out/test_kernels.txt") ok)" >> "$out/summary.txt"
-for b in cublas kernels auto; do
-  MYBLAS_BACKEND=$b timeout 120 "$dir/test_interface_batch" > "$out/test_$b.txt" 2>&1
-  echo "test_interface_batch MYBLAS_BACKEND=$b: exit $? ($(grep -c '^\[       OK' "$out/test_$b.txt") ok," \
-       "$(grep -c '^\[  FAILED' "$out/test_$b.txt") failed lines)" >> "$out/summary.txt"
+# Most important first; every step has its own time limit, and none starts after 480 s (the
+# device run's limit is 600 s; what is under $OUT comes back even when it is cut short).
+step() {  # step <limit s> <output file> <summary label> <command...>
+  local limit=$1 file=$2 label=$3
+  shift 3
+  if (( SECONDS > 480 )); then echo "$label: skipped (time)" >> "$out/summary.txt"; return; fi
+  timeout "$limit" "$@" > "$file" 2>&1
+  echo "$label: exit $? ($(grep -c '^\[       OK' "$file") ok, $(grep -c '^\[  FAILED' "$file") failed lines)" \
+    >> "$out/summary.txt"
+}
+step 60 "$out/test_kernels.txt" "test_batched_kernels" "$dir/test_batched_kernels"
+for b in kernels auto cublas; do
+  step 90 "$out/test_$b.txt" "test_interface_batch MYBLAS_BACKEND=$b" env MYBLAS_BACKEND=$b "$dir/test_interface_batch"
 done
-
+step 100 "$out/device_auto.txt" "bench_batched --device auto" \
+  env MYBLAS_BACKEND=auto "$dir/bench_batched" --device --csv "$out/device_auto.csv"
+for b in cpu cublas; do
+  step 100 "$out/host_$b.txt" "bench_batched --host $b" \
+    env MYBLAS_BACKEND=$b "$dir/bench_batched" --host --csv "$out/host_$b.csv"
+done
+for b in cublas kernels; do
+  step 100 "$out/device_$b.txt" "bench_batched --device $b" \
+    env MYBLAS_BACKEND=$b "$dir/bench_batched" --device --csv "$out/device_$b.csv"
+done
+step 100 "$out/host_auto.txt" "bench_batched --host auto" \
+  env MYBLAS_BACKEND=auto "$dir/bench_batched" --host --csv "$out/host_auto.csv"
 # A failing GPU step is completed on the CPU (device operands, and host arrays in chunks).
 for f in cublas sync launch; do
-  MYBLAS_BACKEND=kernels MYBLAS_TEST_FAULT=$f timeout 60 "$dir/test_interface_batch" \
-    --gtest_filter='*Device*:*LargeHost*' > "$out/test_fault_$f.txt" 2>&1
-  echo "test_interface_batch MYBLAS_TEST_FAULT=$f: exit $?" >> "$out/summary.txt"
-done
-
-for b in auto cublas kernels; do
-  MYBLAS_BACKEND=$b timeout 150 "$dir/bench_batched" --device --csv "$out/device_$b.csv" > "$out/device_$b.txt" 2>&1
-  echo "bench_batched --device MYBLAS_BACKEND=$b: exit $?" >> "$out/summary.txt"
-done
-for b in cpu cublas auto; do
-  MYBLAS_BACKEND=$b timeout 150 "$dir/bench_batched" --host --csv "$out/host_$b.csv" > "$out/host_$b.txt" 2>&1
-  echo "bench_batched --host MYBLAS_BACKEND=$b: exit $?" >> "$out/summary.txt"
+  step 45 "$out/test_fault_$f.txt" "test_interface_batch MYBLAS_TEST_FAULT=$f" \
+    env MYBLAS_BACKEND=kernels MYBLAS_TEST_FAULT=$f "$dir/test_interface_batch" --gtest_filter='*Device*:*LargeHost*'
 done
 grep -h "VERIFY FAILED" "$out"/device_*.txt "$out"/host_*.txt >> "$out/summary.txt"
 grep -h "ratio" "$out"/device_auto.txt "$out"/host_*.txt >> "$out/summary.txt"
