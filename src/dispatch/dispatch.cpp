@@ -753,8 +753,11 @@ void run_batch(BatchProblem& p) {
   // Our square kernel where it can run a group: at n = 16 and 32 the products are bound by memory
   // traffic, which it keeps to one read of A and B and one write of C in 16-byte accesses
   // (bench/bench_batched.cpp measures it beside cuBLAS's strided-batched call).
+  // GEMV batches on host arrays stay on the CPU whatever the setting: each byte of A is used
+  // once, so the host link never beats the CPU's memory (and the GPU path has no staging for them).
+  const bool cpu_only = conj_gemv || (p.family == Family::gemv && !any_device);
   const Request req{r,
-                    conj_gemv ? Backend::cpu : backend,
+                    cpu_only ? Backend::cpu : backend,
                     gpu,
                     any_device,
                     kernel_takes,
