@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <functional>
 #include <cstring>
 #include <vector>
 
@@ -167,27 +168,58 @@ bool device_batch(const BatchProblem& p, bool use_kernels, std::string* why) {
   auto dev_list = [&](size_t gi) -> const void* const* {
     return list_at[gi] == SIZE_MAX ? nullptr : static_cast<const void* const*>(lists.get()) + list_at[gi];
   };
-  if (fault_injected("cublas")) {  // before any launch: the caller's C stays untouched
-    *why = "injected fault at cublas";
-    cudaStreamSynchronize(s);
-    return false;
-  }
-  // Our kernel's groups, by size: one launch each.
+  // Groups run one step after another (our kernel's groups first, one launch per size). A step
+  // that fails before anything was launched sends the whole call back to the caller (the CPU
+  // redoes it); a later one leaves the groups already launched to finish on the GPU and computes
+  // the others on the CPU, so that no product is applied twice.
   std::vector<bool> done(p.groups.size(), false);
+  bool launched = false;
+  auto rest_on_cpu = [&](const std::string& step_why) -> bool {
+    *why = step_why;
+    const cudaError_t e = cudaStreamSynchronize(s);
+    cudaGetLastError();
+    if (!launched) return false;
+    if (e != cudaSuccess) {
+      *why = note_cuda_error(e, "the batched call on the GPU");
+      return false;
+    }
+    BatchProblem rest = p;
+    rest.groups.clear();
+    for (size_t gi = 0; gi < p.groups.size(); ++gi)
+      if (!done[gi]) rest.groups.push_back(p.groups[gi]);
+    warn_once("batch:" + step_why, std::string(routine_name(routine_of(p.family, p.type))) + "_batch on the GPU: " +
+                                       step_why + "; completing the remaining groups on the CPU");
+    return cpu_batch(rest, why);
+  };
+  // A launch step: the injected fault skips the launch, as MYBLAS_CUDA_TRY does.
+  auto launch = [&](const char* what, const std::function<cudaError_t()>& f, std::string* msg) {
+    if (fault_injected("launch")) {
+      *msg = std::string("injected fault at launch (") + what + ")";
+      return false;
+    }
+    const cudaError_t e = f();
+    if (e != cudaSuccess) *msg = note_cuda_error(e, what);
+    return e == cudaSuccess;
+  };
   if (use_kernels && !gemv) {
     for (int64_t size : {16, 32}) {
       std::vector<BatchGroup> mine;
       std::vector<const void* const*> mine_lists;
+      std::vector<size_t> index;
       for (size_t gi = 0; gi < p.groups.size(); ++gi) {
         const BatchGroup& g = p.groups[gi];
         if (done[gi] || g.n != size || batched_square_can_implement(t, g)) continue;
         mine.push_back(g);
         mine_lists.push_back(dev_list(gi));
-        done[gi] = true;
+        index.push_back(gi);
       }
-      if (!mine.empty())
-        MYBLAS_CUDA_TRY("launch", batched_square_run(t, mine.data(), mine_lists.data(), int(mine.size()), s),
-                        "the batched square GEMM kernel");
+      if (mine.empty()) continue;
+      std::string msg;
+      if (!launch("the batched square GEMM kernel",
+                  [&] { return batched_square_run(t, mine.data(), mine_lists.data(), int(mine.size()), s); }, &msg))
+        return rest_on_cpu(msg);
+      for (size_t gi : index) done[gi] = true;
+      launched = true;
     }
   }
   cublasHandle_t h = nullptr;
@@ -196,20 +228,28 @@ bool device_batch(const BatchProblem& p, bool use_kernels, std::string* why) {
     const BatchGroup& g = p.groups[gi];
     if (g.scale_only(p.family)) {
       const int64_t len = g.ta == 'N' ? g.m : g.n;
-      MYBLAS_CUDA_TRY("launch",
-                      gemv ? batched_scale_run(t, g, 1, len, g.ldc < 0 ? -g.ldc : g.ldc, dev_list(gi), s)
-                           : batched_scale_run(t, g, g.m, g.n, g.ldc, dev_list(gi), s),
-                      "the batched scaling kernel");
+      std::string msg;
+      if (!launch("the batched scaling kernel",
+                  [&] {
+                    return gemv ? batched_scale_run(t, g, 1, len, g.ldc < 0 ? -g.ldc : g.ldc, dev_list(gi), s)
+                                : batched_scale_run(t, g, g.m, g.n, g.ldc, dev_list(gi), s);
+                  },
+                  &msg))
+        return rest_on_cpu(msg);
+      done[gi] = launched = true;
       continue;
     }
     if (!h) {
-      h = cublas_handle(dev, s, t == Dtype::h ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH, why);
-      if (!h) return false;
+      std::string msg;
+      h = cublas_handle(dev, s, t == Dtype::h ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH, &msg);
+      if (!h) return rest_on_cpu(msg);
     }
     for (int64_t first = 0; first < g.count; first += kMaxCall) {
       const int64_t count = std::min(kMaxCall, g.count - first);
       cublasStatus_t st;
-      if (g.listed()) {
+      if (fault_injected("cublas")) {
+        st = CUBLAS_STATUS_EXECUTION_FAILED;
+      } else if (g.listed()) {
         const void* const* l = dev_list(gi);
         const void* const* da = l + first;
         const void* const* db = l + g.count + first;
@@ -221,11 +261,17 @@ bool device_batch(const BatchProblem& p, bool use_kernels, std::string* why) {
                                  g.stride_b, g.c_at(first, es), g.ldc, g.stride_c, count);
       }
       if (st != CUBLAS_STATUS_SUCCESS) {
-        *why = std::string("cuBLAS batched ") + family_name(p.family) + " failed: " + api->status_string(st);
-        cudaStreamSynchronize(s);
-        return false;
+        const std::string msg =
+            std::string("cuBLAS batched ") + family_name(p.family) + " failed: " + api->status_string(st);
+        if (first > 0) {  // part of this group was written: only the caller can start over
+          *why = msg;
+          cudaStreamSynchronize(s);
+          return false;
+        }
+        return rest_on_cpu(msg);
       }
     }
+    done[gi] = launched = true;
   }
   if (s == nullptr || !host_lists.empty()) {  // the pointer arrays go when the call ends
     const cudaError_t e = cudaStreamSynchronize(s);
