@@ -617,9 +617,9 @@ bool batch_host_gpu_wins(const BatchProblem& p) {
 }
 
 // Where the operands live: one kind of memory on one device, or mixed. A strided group's operands
-// are each one allocation, located by their first product's. Every listed pointer is located (a
-// driver query each, except in the program-break heap): long lists are split over the copy
-// threads.
+// are each one allocation, located by their first product's. Every listed pointer is located: in
+// the program-break heap without asking the driver, inside a device allocation already located
+// without asking again, else by a driver query; long lists are split over the copy threads.
 struct Where {
   bool any = false, mixed = false;
   Mem mem = Mem::host;
@@ -642,12 +642,25 @@ void locate_batch(BatchProblem& p) {
   const size_t es = p.elem_size();
   auto locate_range = [&](const BatchGroup& g, int64_t i0, int64_t i1, Where* w) {
     const bool ab = !g.scale_only(p.family);
-    const void* last[3] = {nullptr, nullptr, nullptr};  // a shared operand is located once
+    // Per operand, the device allocation of the last device pointer located: the pointers of a
+    // batch in device memory mostly fall into a few allocations, located once each.
+    uintptr_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    Mem in_mem[3] = {Mem::host, Mem::host, Mem::host};
+    int in_dev[3] = {-1, -1, -1};
     auto one = [&](int which, const void* ptr) {
-      if (ptr == last[which] && w->any) return;
-      last[which] = ptr;
+      const uintptr_t at = reinterpret_cast<uintptr_t>(ptr);
+      if (at >= lo[which] && at < hi[which]) {
+        w->see(in_mem[which], in_dev[which]);
+        return;
+      }
+      if (heap.contains(ptr)) {
+        w->see(Mem::host, -1);
+        return;
+      }
       int d = -1;
-      const Mem m = heap.contains(ptr) ? Mem::host : classify_pointer(ptr, &d);
+      uintptr_t l = 0, h = 0;
+      const Mem m = classify_pointer_range(ptr, &d, &l, &h);
+      if (h > l) lo[which] = l, hi[which] = h, in_mem[which] = m, in_dev[which] = d;
       w->see(m, d);
     };
     for (int64_t i = i0; i < i1 && !w->mixed; ++i) {

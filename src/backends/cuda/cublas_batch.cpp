@@ -146,23 +146,42 @@ bool device_batch(const BatchProblem& p, bool use_kernels, std::string* why) {
       return false;
     }
   }
-  // Every listed group's pointers in one device buffer (a..., b..., c... per group).
-  std::vector<const void*> host_lists;
+  // Every listed group's pointers in one device buffer (a..., b..., c... per group), gathered by
+  // the copy threads into a pinned buffer and uploaded in one copy: 24 bytes a product, which at
+  // n = 16 is as much time on the host link as the product's 3 KB take in device memory.
+  size_t total = 0;
   std::vector<size_t> list_at(p.groups.size(), SIZE_MAX);
-  for (size_t gi = 0; gi < p.groups.size(); ++gi) {
-    const BatchGroup& g = p.groups[gi];
-    if (!g.listed()) continue;
-    list_at[gi] = host_lists.size();
-    host_lists.insert(host_lists.end(), g.a_list, g.a_list + g.count);
-    host_lists.insert(host_lists.end(), g.b_list, g.b_list + g.count);
-    host_lists.insert(host_lists.end(), g.c_list, g.c_list + g.count);
-  }
+  for (size_t gi = 0; gi < p.groups.size(); ++gi)
+    if (p.groups[gi].listed()) {
+      list_at[gi] = total;
+      total += 3 * size_t(p.groups[gi].count);
+    }
+  Pinned pinned_lists;
   DeviceBuffer lists;
-  if (!host_lists.empty()) {
-    MYBLAS_CUDA_TRY("alloc", lists.allocate(host_lists.size() * sizeof(void*), s), "cudaMallocAsync");
-    MYBLAS_CUDA_TRY("copy",
-                    cudaMemcpyAsync(lists.get(), host_lists.data(), host_lists.size() * sizeof(void*),
-                                    cudaMemcpyHostToDevice, s),
+  if (total) {
+    MYBLAS_CUDA_TRY("pin", pinned_lists.acquire(total * sizeof(void*)), "cudaHostAlloc");
+    auto* to = static_cast<const void**>(pinned_lists.get());
+    struct Piece {
+      const void* const* from;
+      size_t at, n;
+    };
+    constexpr size_t kPiece = size_t(1) << 16;  // pointers a task
+    std::vector<Piece> pieces;
+    for (size_t gi = 0; gi < p.groups.size(); ++gi) {
+      const BatchGroup& g = p.groups[gi];
+      if (!g.listed()) continue;
+      const void* const* from[3] = {g.a_list, g.b_list, const_cast<const void* const*>(
+                                                            reinterpret_cast<const void* const*>(g.c_list))};
+      for (size_t w = 0; w < 3; ++w)
+        for (size_t off = 0; off < size_t(g.count); off += kPiece)
+          pieces.push_back({from[w] + off, list_at[gi] + w * size_t(g.count) + off,
+                            std::min(kPiece, size_t(g.count) - off)});
+    }
+    parallel_for(pieces.size(), [&](size_t i) {
+      std::memcpy(to + pieces[i].at, pieces[i].from, pieces[i].n * sizeof(void*));
+    });
+    MYBLAS_CUDA_TRY("alloc", lists.allocate(total * sizeof(void*), s), "cudaMallocAsync");
+    MYBLAS_CUDA_TRY("copy", cudaMemcpyAsync(lists.get(), to, total * sizeof(void*), cudaMemcpyHostToDevice, s),
                     "copying the pointer arrays to the GPU");
   }
   auto dev_list = [&](size_t gi) -> const void* const* {
@@ -273,7 +292,7 @@ bool device_batch(const BatchProblem& p, bool use_kernels, std::string* why) {
     }
     done[gi] = launched = true;
   }
-  if (s == nullptr || !host_lists.empty()) {  // the pointer arrays go when the call ends
+  if (s == nullptr || total) {  // the pointer arrays (pinned and device) go when the call ends
     const cudaError_t e = cudaStreamSynchronize(s);
     if (e != cudaSuccess) {
       *why = note_cuda_error(e, "the batched call on the GPU");

@@ -264,6 +264,36 @@ Mem classify_pointer(const void* p, int* device) {
   }
 }
 
+Mem classify_pointer_range(const void* p, int* device, uintptr_t* lo, uintptr_t* hi) {
+  *lo = *hi = 0;
+  if (p == nullptr || !gpu_available() || !any_context()) return Mem::host;
+  const DriverProbe& d = driver_probe();
+  if (d.pointer_attributes) {
+    CUpointer_attribute which[5] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                    CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                    CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+    unsigned type = 0, managed = 0;
+    int ordinal = -1;
+    CUdeviceptr start = 0;
+    size_t size = 0;
+    void* out[5] = {&type, &managed, &ordinal, &start, &size};
+    // (a pointer CUDA does not know gets default values and CUDA_SUCCESS: plain host memory)
+    if (d.pointer_attributes(5, which, out, CUdeviceptr(p)) == CUDA_SUCCESS) {
+      const bool dev_mem = managed || type == CU_MEMORYTYPE_DEVICE;
+      if (dev_mem || type == 0 || type == CU_MEMORYTYPE_HOST) {
+        if (!dev_mem) return Mem::host;
+        *device = ordinal;
+        if (size > 0 && start <= CUdeviceptr(p) && CUdeviceptr(p) - start < size) {
+          *lo = uintptr_t(start);
+          *hi = uintptr_t(start) + size;
+        }
+        return managed ? Mem::managed : Mem::device;
+      }
+    }
+  }
+  return classify_pointer(p, device);
+}
+
 std::string note_cuda_error(cudaError_t e, const char* what) {
   std::string msg = strformat("%s failed: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
   // Errors that leave the context unusable: nothing on the GPU can be trusted after them.

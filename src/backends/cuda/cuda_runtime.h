@@ -23,6 +23,10 @@ bool gpu_lost();
 // where the driver cannot answer); sets *device for device/managed memory.
 // Without a usable GPU every pointer is host memory.
 Mem classify_pointer(const void* p, int* device);
+// The same, and for device or managed memory the allocation that holds p: [*lo, *hi) (both 0 when
+// the driver does not say, and for host memory), so that a caller locating many pointers into one
+// allocation (a batch's pointer arrays) asks the driver once.
+Mem classify_pointer_range(const void* p, int* device, uintptr_t* lo, uintptr_t* hi);
 // False while the process has no CUDA context (or no usable GPU): then no operand can be
 // device memory, and a call need not classify its pointers. Asks the driver, never creates a
 // context; once a context has been seen it is a load of a flag.
