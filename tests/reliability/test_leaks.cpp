@@ -41,6 +41,7 @@
 
 #include "common/data.h"
 #include "myblas.h"
+#include "interface/blas_suite.h"
 #include "reliability/random_call.h"
 
 namespace {
@@ -218,6 +219,68 @@ TEST(LeaksDevice, TenThousandFailingCalls) {
     EXPECT_EQ(partial, 1) << "the pipeline should have failed part-way, warned once:" << all.str();
   }
   std::printf("leaks: %zu warning line(s):%s\n", w.size(), all.str().c_str());
+}
+
+// The routines of the generic problem under the same fault points (ctest entries
+// reliability.faults_blas.<point>): DGEMM, ZGEMM, ZHERK, DTRSM, DSYMM, ZHER2K, DTRMM, ZGEMV on
+// host and device operands, shapes that reach the GPU paths (host-array panels included), every
+// call checked in full as test_interface_blas checks it (a fault must end in a right answer from
+// the CPU), the same calls twice, and memory measured as above over the second pass.
+TEST(FaultsBlasDevice, GenericRoutinesUnderFault) {
+  using iface::no_gpu_reason;
+  IFACE_REQUIRE_GPU();
+  const std::string point = env("MYBLAS_TEST_FAULT");
+  ASSERT_FALSE(point.empty()) << "run through ctest (MYBLAS_TEST_FAULT)";
+  const bool device_too = point != "pin" && point != "pipeline";
+  using iface::Fam;
+  auto pass = [&](uint64_t seed, int calls, int* fell_back) {
+    std::mt19937_64 rng(seed);
+    int failed = 0;
+    for (int i = 0; i < calls && failed < 5; ++i) {
+      auto pick = [&rng](int lo, int hi) { return int(lo + rng() % uint64_t(hi - lo + 1)); };
+      const iface::Mem mem = device_too && pick(0, 1) ? iface::Mem::device : iface::Mem::host;
+      const int big = pick(0, 3) == 0 ? 300 : 90;  // some with several host-array GPU panels
+      bool ok = true;
+      auto run = [&](auto type_tag, Fam f) {
+        using T = decltype(type_tag);
+        const std::vector<iface::Options> opts = iface::every_option<T>(f);
+        iface::BlasCase c = iface::make_case(f, iface::Entry::f77, opts[size_t(pick(0, int(opts.size()) - 1))],
+                                             pick(1, big), pick(1, big), pick(1, big));
+        c.alpha = iface::legal_scalar<T>(f, true, {0.75, -0.25});
+        c.beta = iface::legal_scalar<T>(f, false, {pick(0, 1) ? 0.0 : -0.5, 0.25});
+        c.mem = mem;
+        ok = iface::check_any<T>(c, rng);
+        *fell_back += std::string(myblas_last_path()) == "cpu";
+      };
+      switch (i % 8) {
+        case 0: run(double(), Fam::gemm); break;
+        case 1: run(std::complex<double>(), Fam::gemm); break;
+        case 2: run(std::complex<double>(), Fam::herk); break;
+        case 3: run(double(), Fam::trsm); break;
+        case 4: run(double(), Fam::symm); break;
+        case 5: run(std::complex<double>(), Fam::her2k); break;
+        case 6: run(double(), Fam::trmm); break;
+        default: run(std::complex<double>(), Fam::gemv); break;
+      }
+      failed += !ok;
+    }
+    return failed;
+  };
+  const uint64_t seed = mbtest::test_seed();
+  int fell_back = 0;
+  EXPECT_EQ(pass(seed, 40, &fell_back), 0);  // warm-up
+  const Usage warm = measure();
+  EXPECT_EQ(pass(seed ^ 0x5A5A5A5A5A5A5A5Aull, 200, &fell_back), 0);
+  const Usage first = measure();
+  fell_back = 0;
+  EXPECT_EQ(pass(seed ^ 0x5A5A5A5A5A5A5A5Aull, 200, &fell_back), 0);
+  const Usage second = measure();
+  std::printf("faults_blas: MYBLAS_TEST_FAULT=%s, %d of 200 calls completed on the CPU\n", point.c_str(), fell_back);
+  std::printf("faults_blas: after warm-up %s\nfaults_blas: after pass 1  %s\nfaults_blas: after pass 2  %s\n",
+              usage_text(warm).c_str(), usage_text(first).c_str(), usage_text(second).c_str());
+  EXPECT_LE(first.device_free - second.device_free, kTolerance) << "device memory grew over a repeat of the same calls";
+  EXPECT_LE(second.rss - first.rss, kTolerance) << "resident host memory grew over a repeat of the same calls";
+  if (point == "device") EXPECT_GT(fell_back, 100) << "every GPU call starts with cudaSetDevice: the fault was not reached";
 }
 
 }  // namespace
