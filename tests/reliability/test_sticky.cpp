@@ -22,6 +22,7 @@
 
 #include "common/data.h"
 #include "myblas.h"
+#include "interface/blas_suite.h"
 #include "reliability/random_call.h"
 
 namespace {
@@ -123,6 +124,74 @@ TEST(StickyDevice, ContextLostRunsEverythingOnCpu) {
     ASSERT_TRUE(r.error.empty()) << r.error;
     ASSERT_EQ(r.path, "cpu") << s.describe();
   }
+}
+
+// The routines of the generic problem after the loss (its own process: reliability.sticky_blas):
+// the first host call meets the lost context and is redone on the CPU, every later one runs
+// there (each checked in full), device operands are refused with C untouched, and the log
+// holds the one "unusable" warning plus one refusal line per refused routine.
+TEST(StickyBlasDevice, GenericRoutinesAfterLoss) {
+  using iface::no_gpu_reason;
+  IFACE_REQUIRE_GPU();
+  const char* log = std::getenv("MYBLAS_LOG");
+  const char* fault = std::getenv("MYBLAS_TEST_FAULT");
+  ASSERT_TRUE(log && fault && std::string(fault) == "sticky" && iface::backend_env() == "cublas")
+      << "run through ctest (MYBLAS_TEST_FAULT=sticky, MYBLAS_BACKEND=cublas, MYBLAS_LOG)";
+  std::ofstream(log, std::ios::trunc).close();
+  using iface::Fam;
+  std::mt19937_64 rng(mbtest::test_seed());
+  int i = 0;
+  auto host_call = [&](auto type_tag, Fam f) {
+    using T = decltype(type_tag);
+    const std::vector<iface::Options> opts = iface::every_option<T>(f);
+    iface::BlasCase c = iface::make_case(f, iface::Entry::f77, opts[size_t(i++) % opts.size()], 65, 33, 17);
+    c.alpha = iface::legal_scalar<T>(f, true, {0.5, 0.25});
+    c.beta = iface::legal_scalar<T>(f, false, {-1, 0});
+    EXPECT_TRUE(iface::check_any<T>(c, rng));
+    EXPECT_STREQ(myblas_last_path(), "cpu") << iface::routine_base<T>(f);
+  };
+  for (int round = 0; round < 3; ++round) {
+    host_call(double(), Fam::gemm);
+    host_call(std::complex<double>(), Fam::herk);
+    host_call(double(), Fam::trsm);
+    host_call(std::complex<float>(), Fam::hemm);
+    host_call(std::complex<double>(), Fam::gemv);
+  }
+  EXPECT_EQ(myblas_gpu_available(), 0);
+  // Device pointers: refused.
+  const int n = 16;
+  const size_t bytes = size_t(n) * n * sizeof(double) * 2;
+  void *da = nullptr, *dc = nullptr;
+  ASSERT_EQ(cudaMalloc(&da, bytes), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dc, bytes), cudaSuccess);
+  std::vector<double> pattern(bytes / sizeof(double));
+  for (size_t p = 0; p < pattern.size(); ++p) pattern[p] = double(p % 97) * 0.125;
+  cudaMemcpy(da, pattern.data(), bytes, cudaMemcpyHostToDevice);
+  cudaMemcpy(dc, pattern.data(), bytes, cudaMemcpyHostToDevice);
+  const double al[2] = {0.5, 0}, be[2] = {2, 0};
+  dgemm_("N", "T", &n, &n, &n, al, static_cast<double*>(da), &n, static_cast<double*>(da), &n, be,
+         static_cast<double*>(dc), &n);
+  EXPECT_STREQ(myblas_last_path(), "none") << "dgemm_ on device pointers after the loss";
+  zherk_("U", "N", &n, &n, al, da, &n, be, dc, &n);
+  EXPECT_STREQ(myblas_last_path(), "none") << "zherk_ on device pointers after the loss";
+  dtrsm_("L", "L", "N", "U", &n, &n, al, static_cast<double*>(da), &n, static_cast<double*>(dc), &n);
+  EXPECT_STREQ(myblas_last_path(), "none") << "dtrsm_ on device pointers after the loss";
+  std::vector<double> back(pattern.size());
+  ASSERT_EQ(cudaMemcpy(back.data(), dc, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(std::memcmp(back.data(), pattern.data(), bytes), 0) << "C changed although the calls were refused";
+  cudaFree(da);
+  cudaFree(dc);
+  const std::vector<std::string> w = warnings(log);
+  int unusable = 0, refused = 0;
+  std::string all;
+  for (const std::string& l : w) {
+    unusable += l.find("context is unusable") != std::string::npos;
+    refused += l.find("the CPU cannot read") != std::string::npos;
+    all += "\n  " + l;
+  }
+  EXPECT_EQ(unusable, 1) << all;
+  EXPECT_EQ(refused, 3) << "dgemm, zherk and dtrsm refusals, one line each:" << all;
+  EXPECT_EQ(int(w.size()), unusable + refused) << all;
 }
 
 }  // namespace
