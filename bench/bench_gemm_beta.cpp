@@ -14,9 +14,10 @@
 //   auto         sbgemm_ / gemm_f16f16f32_ through libmyblas
 // Every path is verified first against cublas-raw on the same inputs (set 0, beta 0.5 for HGEMM,
 // 1 for the others): scaled difference |got - ref| / (|ref| + sqrt(k)) below 2^-9 (HGEMM: two
-// binary16 roundings apart at most) or 2^-16 (FP32 C). Then each path is timed: 3 warm-up calls,
-// then --reps calls (default 15) each between two CUDA events, operand sets rotated over
-// >= 256 MiB; the median, and ratio = t(cublas-raw) / t(path) (> 1: faster than raw cuBLAS).
+// binary16 roundings apart at most) or 2^-16 (FP32 C). Then the paths are timed taking turns: 2
+// warm-up rounds, then --reps rounds (default 15) of one call of each path, in an order rotated
+// every round, each call between two CUDA events, operand sets rotated over >= 256 MiB; the
+// median per path, and ratio = t(cublas-raw) / t(path) (> 1: faster than raw cuBLAS).
 // Output: CSV rows routine,path,trans,m,n,k,beta,time_us,tflops,ratio_vs_raw (auto's row names
 // the path it took as auto:<path>), '#' header lines first.
 // --shapes=a,b: square (1024..8192^3), smallk (m = n = 4096, 8192; k = 64..512), skinny (m or n
@@ -197,21 +198,43 @@ void bench_shape(cublasHandle_t h, Routine r, const Shape& s, const std::vector<
     }
   }
 
+  // Timing: the paths take turns call by call, the order rotated every round, so that a drift of
+  // the GPU's clocks (8192^3 runs at the power limit) falls on every path alike.
   const double flops = 2.0 * s.m * s.n * double(s.k);
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  const size_t np = paths.size();
   for (float beta : betas) {
-    double t_raw = 0;
-    for (size_t p = 0; p < paths.size(); ++p) {
+    std::vector<std::vector<double>> t(np);
+    std::vector<std::string> took(np);
+    int set = 0;
+    for (int round = -2; round < g_reps; ++round)  // (two warm-up rounds)
+      for (size_t o = 0; o < np; ++o) {
+        const size_t p = (o + size_t(round + 2)) % np;
+        if (!ok[p]) continue;
+        const int i = set++ % nsets;
+        CK(cudaEventRecord(e0, nullptr));
+        paths[p].run(A(i), B(i), C(i), beta);
+        CK(cudaEventRecord(e1, nullptr));
+        CK(cudaEventSynchronize(e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (round >= 0) t[p].push_back(ms * 1000.0);
+        if (paths[p].name == "auto") took[p] = myblas_last_path();
+      }
+    const double t_raw = bench::median(t[0]);
+    for (size_t p = 0; p < np; ++p) {
       if (!ok[p]) continue;
-      const double us =
-          bench::time_calls([&](int i) { paths[p].run(A(i), B(i), C(i), beta); }, nsets, g_reps, 3);
-      if (p == 0) t_raw = us;
-      std::string name = paths[p].name;
-      if (name == "auto") name += std::string(":") + myblas_last_path();
+      const double us = bench::median(t[p]);
+      const std::string name = paths[p].name + (took[p].empty() ? "" : ":" + took[p]);
       std::printf("%s,%s,%c%c,%d,%d,%d,%g,%.2f,%.1f,%.3f\n", rname(r), name.c_str(), s.ta, s.tb, s.m, s.n, s.k,
                   double(beta), us, flops / us / 1e6, t_raw / us);
     }
     std::fflush(stdout);
   }
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
   if (scratch) CK(cudaFree(scratch));
   CK(cudaFree(c0));
   CK(cudaFree(cref));
@@ -244,8 +267,9 @@ int main(int argc, char** argv) {
   std::printf("# bench_gemm_beta (rev %s): 16-bit-input GEMMs beside raw cublasGemmEx with the same beta, "
               "device pointers\n", MYBLAS_GIT_REV);
   bench::print_device_and_command(argc, argv);
-  std::printf("# median of %d event-timed calls after 3 warm-ups; operand sets rotated over >= 256 MiB; alpha = 1; "
-              "minimal leading dimensions; ratio_vs_raw = t(cublas-raw) / t(path)\n", g_reps);
+  std::printf("# median of %d event-timed calls per path, the paths taking turns in rotated order after 2 warm-up "
+              "rounds; operand sets rotated over >= 256 MiB; alpha = 1; minimal leading dimensions; "
+              "ratio_vs_raw = t(cublas-raw) / t(path)\n", g_reps);
   std::printf("routine,path,trans,m,n,k,beta,time_us,tflops,ratio_vs_raw\n");
   std::vector<Shape> shapes;
   if (on(want_shapes, "square"))

@@ -313,7 +313,27 @@ void run_gemm(GemmProblem& p) {
   const TableEntry* entry = !table            ? nullptr
                             : p.any_device() ? evidence.row
                                              : lookup(*table, p.routine, Mem::host, p.ta, p.tb, p.m, p.n, p.k, p.beta == 0.f);
-  const bool table_kernel = evidence.kernel;
+  // HGEMM with beta != 0 on device operands, measured against raw cublasGemmEx (binary16 C, same
+  // beta) on the H100 (bench/results/h100-gemm16-beta-2026-11-28-run2.csv): the once-rounded
+  // cuBLAS path pays passes over an FP32 scratch C (0.31-0.86x raw), our wgmma kernel applies beta
+  // in its epilogue (0.71-1.13x raw from m, n >= 1024; 0.97-1.10x at 2048^3-8192^3) and beats it
+  // on every such shape measured, so it takes them whatever the table's rows (measured before its
+  // 16-byte epilogue) say. With m or n <= 256 its few 128 x 256 tiles leave most SMs idle
+  // (0.48-0.59x) and cuBLAS's path (0.81-0.94x) keeps them.
+  const bool auto_device = backend == Backend::auto_ && p.any_device();
+  const bool hgemm_beta = p.routine == Routine::hgemm && p.beta != 0.f && auto_device;
+  const bool hgemm_beta_cublas = hgemm_beta && (p.m <= 256 || p.n <= 256);
+  const bool hgemm_beta_kernel = hgemm_beta && p.m >= 1024 && p.n >= 1024 && gpu &&
+                                 hgemm_can_implement(HgemmKernel::wgmma_tma, p) == nullptr;
+  const bool table_kernel = evidence.kernel && !hgemm_beta_cublas && !hgemm_beta_kernel;
+  // sbgemm and shgemm have no table rows: in auto mode the wgmma kernel takes the shapes where it
+  // measured faster than cublasGemmEx (16-bit in, FP32 out) with beta == 0 on the H100, m, n >=
+  // 2048 with m*n <= 4096^2 and k <= 2048: 1.04-1.11x (sbgemm), 1.03-1.9x (shgemm)
+  // (bench/results/h100-gemm16-beta-2026-11-28-run1.csv; run2: 1.00-1.19x). Elsewhere, and with
+  // beta != 0 (0.75-1.03x), cuBLAS.
+  const bool mixed_kernel = p.mixed() && auto_device && p.beta == 0.f && p.m >= 2048 && p.n >= 2048 &&
+                            int64_t(p.m) * p.n <= (int64_t(1) << 24) && p.k <= 2048;
+  const bool rule_kernel = mixed_kernel || hgemm_beta_kernel;
   // Our SGEMM/HGEMM kernel for this shape: MYBLAS_SGEMM_KERNEL / MYBLAS_HGEMM_KERNEL when
   // forced (for the calls it can run), else the table's kernel, else our choice; auto mode
   // takes it only where the table's entry says kernels and that kernel can run the call, so
@@ -323,7 +343,8 @@ void run_gemm(GemmProblem& p) {
   // path (behind the cuBLAS path), not on our FP32 kernels.
   const bool tf32x3 = gpu && sgemm_tc_applies(p);
   const bool can_take =
-      kernel_possible(gpu, backend, p.any_device()) && (table_kernel || backend == Backend::kernels) && !tf32x3;
+      kernel_possible(gpu, backend, p.any_device()) && (table_kernel || rule_kernel || backend == Backend::kernels) &&
+      !tf32x3;
   bool has_kernel = false, kernel_wins = false;
   SgemmKernel kernel = SgemmKernel::naive;
   HgemmKernel hkernel = HgemmKernel::wmma;
@@ -352,7 +373,7 @@ void run_gemm(GemmProblem& p) {
       else
         hkernel = named;
     }
-    has_kernel = settle_kernel(&hkernel, p, table_kernel, backend, &kernel_wins, &refused, hgemm_can_implement,
+    has_kernel = settle_kernel(&hkernel, p, table_kernel || rule_kernel, backend, &kernel_wins, &refused, hgemm_can_implement,
                                hgemm_choose, hgemm_kernel_name);
   }
   const TableEntry* host = entry && entry->mem == Mem::host ? entry : nullptr;

@@ -25,7 +25,10 @@
 // never reads C. With beta != 0 the producer also asks the copy engine to prefetch the tile's C
 // into L2 (one cp.async.bulk.prefetch.tensor per tile) kPrefetchAhead k-blocks before the tile's
 // last, so that the epilogue's reads of C hit L2 instead of waiting on device memory after the
-// main loop (without it, reading C cost 50 us at 4096^3, 4-5x the time of one pass over C).
+// main loop. A binary16 C with 16-byte aligned columns is read and written 16 bytes per lane
+// (store_tile_h8). With both, beta != 0 measured 1.05-1.10x raw cublasGemmEx (same beta) at
+// 2048^3-4096^3 and 0.97-1.02x at 6144^3-8192^3 on the H100, where the 4-byte epilogue alone
+// had run 0.76-0.92x (bench/results/h100-gemm16-beta-2026-11-28.md).
 //
 // Types: the same kernel is instantiated for binary16 A and B with binary16 C (HGEMM), and for
 // binary16 or bfloat16 A and B with an FP32 C (shgemm/gemm_f16f16f32, sbgemm/gemm_bf16bf16f32),
@@ -75,6 +78,7 @@ struct Params {
   float alpha, beta;
   int tiles_i, tiles_j;
   int vec2;        // C can take paired stores of two neighbouring rows (4 or 8 bytes, aligned)
+  int vec8;        // binary16 C with 16-byte aligned columns: 16-byte loads and stores (store_tile_h8)
   int prefetch_c;  // beta != 0 and C has a tensor map: prefetch each tile's C into L2
 };
 
@@ -210,6 +214,91 @@ __device__ __forceinline__ void store_tile(const Params& p, const float (&d)[128
     }
   }
 }
+
+// The pair at slot x of four (x = 0..3, known only at run time: selects, not a local array).
+__device__ __forceinline__ float2 pick4(const float2 (&v)[4], int x) {
+  float2 r = v[0];
+  r = x == 1 ? v[1] : r;
+  r = x == 2 ? v[2] : r;
+  r = x == 3 ? v[3] : r;
+  return r;
+}
+
+// store_tile for a binary16 C whose columns are 16-byte aligned (C 16-byte aligned, ldc a
+// multiple of 8). In the fragment layout the four lanes of a quad share a column and each holds
+// pairs of rows 8c + 2q, +1; they swap pairs (a 4 x 4 transpose of float2 by three xor shuffles)
+// so that lane q holds the 8 consecutive rows 8(4g + q) .. +7 of group g: one 16-byte load of C
+// and one 16-byte store per 8 elements, and the quad's four stores fill two whole 32-byte sectors.
+// The paired 4-byte accesses of store_tile used half of every sector they touched and four
+// times the instructions. C's old values are all loaded before the first store (see store_tile).
+__device__ __forceinline__ void store_tile_h8(const Params& p, const float (&d)[128], int j_base, int i_base) {
+  const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32, q = lane % 4;
+  const bool read_c = p.beta != 0.f;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int j = j_base + 16 * warp + lane / 4 + 8 * h;
+    const bool col = j < p.n;  // (every lane shuffles; only lanes of real columns touch C)
+    __half* cj = static_cast<__half*>(p.c) + int64_t(col ? j : 0) * p.ldc;
+    uint4 old[8];  // (8 groups) 16-byte runs of C: rows i_base + 32g + 8q .. +7
+    if (read_c) {
+#pragma unroll
+      for (int g = 0; g < 8; ++g) {
+        const int i = i_base + 32 * g + 8 * q;
+        old[g] = make_uint4(0u, 0u, 0u, 0u);
+        if (col && i + 7 < p.m) old[g] = *reinterpret_cast<const uint4*>(cj + i);
+      }
+    }
+#pragma unroll
+    for (int g = 0; g < 8; ++g) {
+      float2 mine[4];  // (4) pairs of rows 8(4g + t) + 2q, +1 for t = 0..3
+#pragma unroll
+      for (int t = 0; t < 4; ++t) mine[t] = make_float2(d[4 * (4 * g + t) + 2 * h], d[4 * (4 * g + t) + 2 * h + 1]);
+      float2 got[4];  // got[r]: the pair of lane q ^ r for slot q
+      got[0] = pick4(mine, q);
+#pragma unroll
+      for (int r = 1; r < 4; ++r) {
+        const float2 send = pick4(mine, q ^ r);
+        got[r].x = __shfl_xor_sync(0xffffffffu, send.x, r);
+        got[r].y = __shfl_xor_sync(0xffffffffu, send.y, r);
+      }
+      float w[8];  // rows 8(4g + q) + e: lane s's pair at 2s, 2s + 1
+#pragma unroll
+      for (int sl = 0; sl < 4; ++sl) {
+        const float2 x = pick4(got, sl ^ q);
+        w[2 * sl] = p.alpha * x.x;
+        w[2 * sl + 1] = p.alpha * x.y;
+      }
+      const int i = i_base + 32 * g + 8 * q;
+      if (!col) continue;
+      if (i + 7 < p.m) {
+        uint4 out;
+        uint32_t* o = &out.x;
+        const uint32_t* c2 = &old[g].x;
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          float v0 = w[2 * e], v1 = w[2 * e + 1];
+          if (read_c) {
+            __half2 ch;
+            __builtin_memcpy(&ch, c2 + e, 4);
+            const float2 cf = __half22float2(ch);
+            v0 = fmaf(p.beta, cf.x, v0);
+            v1 = fmaf(p.beta, cf.y, v1);
+          }
+          const __half2 r2 = __floats2half2_rn(v0, v1);
+          __builtin_memcpy(o + e, &r2, 4);
+        }
+        *reinterpret_cast<uint4*>(cj + i) = out;
+      } else {  // the last rows of C: element by element
+#pragma unroll
+        for (int e = 0; e < 8; ++e)
+          if (i + e < p.m) {
+            const float v = read_c ? fmaf(p.beta, __half2float(cj[i + e]), w[e]) : w[e];
+            cj[i + e] = __float2half_rn(v);
+          }
+      }
+    }
+  }
+}
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
 // kBtMN: op(B)^T is MN-major in memory (B is 'T'); kAtMN: op(A)^T is MN-major (A is 'N').
@@ -308,7 +397,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
       fence_acc(acc);
-      store_tile<TOut>(p, acc, tj * kBJ + 64 * cw, ti * kBI);
+      if constexpr (std::is_same<TOut, __half>::value) {
+        if (p.vec8) store_tile_h8(p, acc, tj * kBJ + 64 * cw, ti * kBI);
+        else store_tile<TOut>(p, acc, tj * kBJ + 64 * cw, ti * kBI);
+      } else {
+        store_tile<TOut>(p, acc, tj * kBJ + 64 * cw, ti * kBI);
+      }
     }
   }
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
@@ -381,6 +475,7 @@ cudaError_t launch_wgmma_tma(const GemmProblem& g, cudaStream_t s) {
   p.tiles_i = (g.m + kBI - 1) / kBI;
   p.tiles_j = (g.n + kBJ - 1) / kBJ;
   p.vec2 = (reinterpret_cast<uintptr_t>(g.c) % (c32 ? 8 : 4) == 0) && g.ldc % 2 == 0;
+  p.vec8 = !c32 && reinterpret_cast<uintptr_t>(g.c) % 16 == 0 && g.ldc % 8 == 0;
   const int64_t tiles = int64_t(p.tiles_i) * p.tiles_j;
   if (tiles > INT32_MAX) return cudaErrorInvalidValue;
   const int grid = int(tiles < sms ? tiles : sms);
