@@ -1,9 +1,11 @@
 // Device-pointer Level 3 and GEMV in S, D, C, Z through libmyblas beside the raw cuBLAS call it
 // makes, in one process: the library's own cost per call. Every routine served through the
 // generic path (dgemm ... ztrsm, d/c/zgemv) at order n (default 4096), square operands in device
-// memory; median event time of `reps` calls after two warm-ups, each side timed in turn. Before
-// timing, one call of each side on the same inputs is compared (max relative difference).
-// Output CSV: routine,n,cublas_us,myblas_us,ratio (= cublas/myblas),max_rel_diff
+// memory; median event time of `reps` calls of each side after a warm-up, the sides taking turns
+// call by call; the raw side is cuBLAS plus a synchronisation (a libmyblas call on the default
+// stream returns complete). Before timing, one call of each side on the same inputs is compared
+// (max relative difference).
+// Output CSV: routine,n,cublas_us (raw call + synchronise),myblas_us,ratio (= cublas/myblas),max_rel_diff
 // usage: bench_level3_device [--n N] [--reps R] [--only dgemm,zherk,...]
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -22,7 +24,6 @@
 
 namespace {
 
-using bench::time_calls;
 
 struct Routine {
   const char* name;
@@ -225,11 +226,28 @@ int main(int argc, char** argv) {
     call(r, false, h, n, alpha, beta, ralpha, rbeta, a, b, c2);
     CK(cudaDeviceSynchronize());
     const double diff = max_rel_diff(c2, c, r.type, f == "gemv" ? size_t(n) : size_t(n) * n);
-    const double t_raw = time_calls([&](int) { call(r, true, h, n, alpha, beta, ralpha, rbeta, a, b, c); }, 1, reps, 2);
-    const double t_lib = time_calls([&](int) { call(r, false, h, n, alpha, beta, ralpha, rbeta, a, b, c2); }, 1, reps, 2);
-    const double t_raw2 = time_calls([&](int) { call(r, true, h, n, alpha, beta, ralpha, rbeta, a, b, c); }, 1, reps, 2);
-    const double raw = std::min(t_raw, t_raw2);
-    std::printf("%s,%d,%.1f,%.1f,%.4f,%.2e\n", r.name, n, raw, t_lib, raw / t_lib, diff);
+    // The two sides take turns, call by call, so that clock or temperature drift over the run
+    // falls on both alike. The raw call is followed by a synchronisation: a libmyblas call on
+    // the default stream returns with its result complete, as cuBLAS's does not.
+    std::vector<double> t_raw, t_lib;
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    for (int i = 0; i < 2 + 2 * reps; ++i) {
+      const bool raw = i % 2 == 0;
+      CK(cudaEventRecord(e0, nullptr));
+      call(r, raw, h, n, alpha, beta, ralpha, rbeta, a, b, raw ? c : c2);
+      if (raw) CK(cudaStreamSynchronize(nullptr));
+      CK(cudaEventRecord(e1, nullptr));
+      CK(cudaEventSynchronize(e1));
+      float ms = 0;
+      CK(cudaEventElapsedTime(&ms, e0, e1));
+      if (i >= 2) (raw ? t_raw : t_lib).push_back(ms * 1000.0);
+    }
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    const double raw = bench::median(t_raw), lib = bench::median(t_lib);
+    std::printf("%s,%d,%.1f,%.1f,%.4f,%.2e\n", r.name, n, raw, lib, raw / lib, diff);
     std::fflush(stdout);
   }
   return 0;
