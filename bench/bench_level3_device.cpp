@@ -183,11 +183,13 @@ int main(int argc, char** argv) {
   signal(SIGSEGV, on_crash);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   int n = 4096, reps = 7;
+  bool lib_first = false;  // the library's call before the raw one (both in the check and the turns)
   std::vector<std::string> only;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--n") && i + 1 < argc) n = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = bench::split_list(argv[++i]);
+    else if (!std::strcmp(argv[i], "--lib-first")) lib_first = true;
   }
   std::printf("# bench_level3_device: device pointers, libmyblas's Fortran entry beside the raw cuBLAS call\n");
   bench::print_device_and_command(argc, argv);
@@ -222,9 +224,11 @@ int main(int argc, char** argv) {
     // Correctness: one call each from the same C.
     CK(cudaMemcpy(c, c0, mbytes, cudaMemcpyDeviceToDevice));
     CK(cudaMemcpy(c2, c0, mbytes, cudaMemcpyDeviceToDevice));
-    call(r, true, h, n, alpha, beta, ralpha, rbeta, a, b, c);
-    call(r, false, h, n, alpha, beta, ralpha, rbeta, a, b, c2);
-    CK(cudaDeviceSynchronize());
+    for (int side = 0; side < 2; ++side) {
+      const bool raw = (side == 0) != lib_first;
+      call(r, raw, h, n, alpha, beta, ralpha, rbeta, a, b, raw ? c : c2);
+      CK(cudaDeviceSynchronize());
+    }
     const double diff = max_rel_diff(c2, c, r.type, f == "gemv" ? size_t(n) : size_t(n) * n);
     // The two sides take turns, call by call, so that clock or temperature drift over the run
     // falls on both alike. The raw call is followed by a synchronisation: a libmyblas call on
@@ -234,7 +238,7 @@ int main(int argc, char** argv) {
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     for (int i = 0; i < 2 + 2 * reps; ++i) {
-      const bool raw = i % 2 == 0;
+      const bool raw = (i % 2 == 0) != lib_first;
       CK(cudaEventRecord(e0, nullptr));
       call(r, raw, h, n, alpha, beta, ralpha, rbeta, a, b, raw ? c : c2);
       if (raw) CK(cudaStreamSynchronize(nullptr));
