@@ -4,7 +4,10 @@
 // FP32 GEMM, so the bound is SGEMM's.
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 
 #include "common/half_bits.h"
@@ -228,6 +231,29 @@ MIXED_SUITE(GemmF16)
 // The 1000-sized cases once per input type (the 2-core CI machine runs every backend entry).
 TEST(Sbgemm, Size1000) { large_sizes<Sbgemm>(); }
 TEST(GemmF16, Size1000) { large_sizes<GemmF16>(); }
+
+// With MYBLAS_TEST_FAKE_GEMM16 naming the stand-in CPU BLAS that MYBLAS_CPU_BLAS loads (ctest entry
+// .fake-cpu-blas), host-array calls must reach its sbgemm_ and shgemm_ (it counts its calls); the
+// other tests of the run check their results.
+TEST(Mixed, CpuBlasOwnRoutine) {
+  const char* fake = std::getenv("MYBLAS_TEST_FAKE_GEMM16");
+  if (!fake || !*fake) GTEST_SKIP() << "MYBLAS_TEST_FAKE_GEMM16 unset (the .fake-cpu-blas ctest entry sets it)";
+  std::vector<uint16_t> a(64, 0x3f80), b(64, 0x3c00);  // bfloat16 1.0, binary16 1.0
+  std::vector<float> c(64, 0.f);
+  const int n = 8;
+  const float one = 1.f, zero = 0.f;
+  sbgemm_("N", "N", &n, &n, &n, &one, a.data(), &n, a.data(), &n, &zero, c.data(), &n);
+  ASSERT_STREQ(myblas_last_path(), "cpu");
+  EXPECT_EQ(c[0], 8.f);
+  gemm_f16f16f32_("N", "N", &n, &n, &n, &one, b.data(), &n, b.data(), &n, &one, c.data(), &n);
+  EXPECT_EQ(c[0], 16.f);
+  void* h = dlopen(fake, RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(h, nullptr) << fake << " is not loaded: libmyblas did not take it as the CPU BLAS";
+  const int* calls = static_cast<const int*>(dlsym(h, "fake_gemm16_calls"));
+  ASSERT_NE(calls, nullptr);
+  EXPECT_GE(*calls, 2) << "sbgemm_/gemm_f16f16f32_ on host arrays did not reach the CPU BLAS's own routines";
+  dlclose(h);
+}
 
 TEST(Sbgemm, ConjNoTransAccepted) { conj_no_trans_accepted<SbgemmC>(); }
 TEST(Shgemm, ConjNoTransAccepted) { conj_no_trans_accepted<ShgemmC>(); }
