@@ -6,7 +6,7 @@
 // NVTX v3 is header-only: without a tool attached (NVTX_INJECTION64_PATH unset), creating the
 // domain returns null, and then a range is one relaxed load and a branch: no formatting, no call
 // into NVTX (bench/probes/probe_call_range: 0.3-2.2 ns for a call's two ranges on the build VM,
-// bench/results/vm2cpu-call-range-2026-11-28.txt).
+// bench/results/vm2cpu-2026-11-28/vm2cpu-call-range-2026-11-28.txt).
 // Names are formatted only for an attached tool.
 #pragma once
 #include <atomic>

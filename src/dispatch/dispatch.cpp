@@ -314,7 +314,7 @@ void run_gemm(GemmProblem& p) {
                             : p.any_device() ? evidence.row
                                              : lookup(*table, p.routine, Mem::host, p.ta, p.tb, p.m, p.n, p.k, p.beta == 0.f);
   // HGEMM with beta != 0 on device operands, measured against raw cublasGemmEx (binary16 C, same
-  // beta) on the H100 (bench/results/h100-gemm16-beta-2026-11-28-run2.csv): the once-rounded
+  // beta) on the H100 (bench/results/h100-gemm16-beta-2026-11-28/h100-gemm16-beta-2026-11-28-run2.csv): the once-rounded
   // cuBLAS path pays passes over an FP32 scratch C (0.31-0.86x raw), our wgmma kernel applies beta
   // in its epilogue (0.71-1.13x raw from m, n >= 1024; 0.97-1.10x at 2048^3-8192^3) and beats it
   // on every such shape measured, so it takes them whatever the table's rows (measured before its
@@ -329,7 +329,7 @@ void run_gemm(GemmProblem& p) {
   // sbgemm and shgemm have no table rows: in auto mode the wgmma kernel takes the shapes where it
   // measured faster than cublasGemmEx (16-bit in, FP32 out) with beta == 0 on the H100, m, n >=
   // 2048 with m*n <= 4096^2 and k <= 2048: 1.04-1.11x (sbgemm), 1.03-1.9x (shgemm)
-  // (bench/results/h100-gemm16-beta-2026-11-28-run1.csv; run2: 1.00-1.19x). Elsewhere, and with
+  // (bench/results/h100-gemm16-beta-2026-11-28/h100-gemm16-beta-2026-11-28-run1.csv; run2: 1.00-1.19x). Elsewhere, and with
   // beta != 0 (0.75-1.03x), cuBLAS.
   const bool mixed_kernel = p.mixed() && auto_device && p.beta == 0.f && p.m >= 2048 && p.n >= 2048 &&
                             int64_t(p.m) * p.n <= (int64_t(1) << 24) && p.k <= 2048;

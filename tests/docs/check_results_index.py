@@ -2,7 +2,7 @@
 """Checks that bench/results stays indexed and that the docs cite only files that are there:
 every entry of bench/results (a file, or a folder such as dispatch-sm_90/) has its line in
 bench/results/README.md, every file the index names exists, and every result file named in
-README.md and docs/*.md exists in bench/results (or its dispatch-sm_XY/ folders).
+README.md and docs/*.md exists in bench/results (or one of its folders).
 usage: check_results_index.py SOURCE_DIR"""
 import glob
 import os
@@ -26,7 +26,7 @@ cited_in = [os.path.join(root, "README.md")] + sorted(glob.glob(os.path.join(roo
 result_name = re.compile(r"\b([a-z][a-z0-9]*\d{3}-[A-Za-z0-9._-]*\d{4}-\d{2}-\d{2}[A-Za-z0-9._-]*\.(?:csv|md|png|txt))")
 for path in cited_in:
     for name in sorted(set(result_name.findall(open(path).read()))):
-        here = [os.path.join(results, name)] + glob.glob(os.path.join(results, "dispatch-*", name))
+        here = [os.path.join(results, name)] + glob.glob(os.path.join(results, "*", name))
         if not any(os.path.exists(p) for p in here):
             problems.append("%s cites %s, which is not in bench/results" % (os.path.relpath(path, root), name))
 for p in problems:

@@ -30,7 +30,7 @@ bool cublas_blas_problem(const BlasProblem& p, std::string* why);
 // The cuBLAS math mode of routine p's element type. FP32 data (S, C) takes CUBLAS_PEDANTIC_MATH,
 // so that NVIDIA_TF32_OVERRIDE cannot turn it into TF32; FP64 data (D, Z) the default mode, whose
 // FP64 tensor-core kernels are exact FP64 arithmetic and which pedantic mode gives up (DGEMM 4096
-// on the H100: 3048 us pedantic against 2318 us, bench/results/h100-level3-2026-11-28.md).
+// on the H100: 3048 us pedantic against 2318 us, bench/results/h100-level3-2026-11-28/h100-level3-2026-11-28.md).
 inline cublasMath_t math_mode(Dtype t) {
   return t == Dtype::d || t == Dtype::z ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH;
 }

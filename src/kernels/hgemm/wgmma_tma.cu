@@ -28,7 +28,7 @@
 // main loop. A binary16 C with 16-byte aligned columns is read and written 16 bytes per lane
 // (store_tile_h8). With both, beta != 0 measured 1.05-1.10x raw cublasGemmEx (same beta) at
 // 2048^3-4096^3 and 0.97-1.02x at 6144^3-8192^3 on the H100, where the 4-byte epilogue alone
-// had run 0.76-0.92x (bench/results/h100-gemm16-beta-2026-11-28.md).
+// had run 0.76-0.92x (bench/results/h100-gemm16-beta-2026-11-28/h100-gemm16-beta-2026-11-28.md).
 //
 // Types: the same kernel is instantiated for binary16 A and B with binary16 C (HGEMM), and for
 // binary16 or bfloat16 A and B with an FP32 C (shgemm/gemm_f16f16f32, sbgemm/gemm_bf16bf16f32),

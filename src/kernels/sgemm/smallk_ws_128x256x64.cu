@@ -33,7 +33,7 @@
 //   smallk_panel_pre does. Reading B 'N' as it is (swizzled k-contiguous stages, LDS.64 fragments)
 //   ran NN 7-9 us slower than smallk_panel_pre; the results through the C buffer and a tensor-map
 //   store made ptxas spill and ran slower too (v9, sections 6 and 7).
-// Measured on the H100 (bench/results/h100-sgemm-smallk-v11-2026-11-27.md), 8192^2 x 64, beta 0.5:
+// Measured on the H100 (bench/results/h100-sgemm-smallk-v11-2026-11-27/h100-sgemm-smallk-v11-2026-11-27.md), 8192^2 x 64, beta 0.5:
 // NT 209-210 us, NN 215-219, TN 215-216, TT 214-215 (1.47-1.53x cuBLAS, 8-12% faster than
 // smallk_panel_pre in the same processes); beta 0 NN 198-199. Reading and writing C alone takes
 // 194-197 us on this card. Until v11 the shared-memory base was rounded up through an integer,
