@@ -55,26 +55,51 @@ bool blocks_overlap(const void* p1, int64_t rows1, int64_t cols1, int64_t ld1, c
                  {reinterpret_cast<intptr_t>(p2), rows2 * e, cols2, ld2 * e});
 }
 
+namespace {
+
+// Whether every output's extent starts at or after the end of all extents before it, in call
+// order: then no two outputs meet. This is how pointer arrays into one allocation and strided
+// groups usually come, and it costs one pass over the pointers without allocating or sorting
+// (the sort below took milliseconds of host time for 2^18 products); any other order falls back
+// to the sort.
+bool outputs_in_address_order(const BatchProblem& p) {
+  intptr_t end = 0;
+  bool first = true;
+  for (const BatchGroup& g : p.groups) {
+    if (empty_output(p, g)) continue;
+    for (int64_t i = 0; i < g.count; ++i) {
+      const Block b = output_block(p, g, i);
+      if (!first && b.start < end) return false;
+      first = false;
+      end = b.end();
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 bool batch_outputs_overlap(const BatchProblem& p) {
   const int64_t es = int64_t(p.elem_size());
   // A strided group alone: C_i = C_0 + i*stride, so only the shifts j*stride that land inside
   // C_0's extent can make two of them meet.
+  for (const BatchGroup& g : p.groups) {
+    if (empty_output(p, g) || g.listed()) continue;
+    const Block b0 = output_block(p, g, 0);
+    const int64_t span = int64_t(b0.end() - b0.start), step = (g.stride_c < 0 ? -g.stride_c : g.stride_c) * es;
+    if (g.count > 1 && step == 0) return true;
+    for (int64_t j = 1; j < g.count && j * step < span; ++j) {
+      Block bj = b0;
+      bj.start += intptr_t(j * step);
+      if (overlap(b0, bj)) return true;
+    }
+    if (p.groups.size() == 1) return false;
+  }
+  // Outputs that already come in address order, one after another: no two meet.
+  if (outputs_in_address_order(p)) return false;
   std::vector<Block> blocks;
   for (const BatchGroup& g : p.groups) {
     if (empty_output(p, g)) continue;
-    if (!g.listed()) {
-      const Block b0 = output_block(p, g, 0);
-      const int64_t span = int64_t(b0.end() - b0.start), step = (g.stride_c < 0 ? -g.stride_c : g.stride_c) * es;
-      if (g.count > 1 && step == 0) return true;
-      for (int64_t j = 1; j < g.count && j * step < span; ++j) {
-        Block bj = b0;
-        bj.start += intptr_t(j * step);
-        if (overlap(b0, bj)) return true;
-      }
-      if (p.groups.size() == 1) return false;
-      for (int64_t i = 0; i < g.count; ++i) blocks.push_back(output_block(p, g, i));
-      continue;
-    }
     for (int64_t i = 0; i < g.count; ++i) blocks.push_back(output_block(p, g, i));
   }
   // Sweep in address order; only blocks whose extents meet are compared element-exactly.

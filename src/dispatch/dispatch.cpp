@@ -658,20 +658,23 @@ struct Where {
   }
 };
 
+// Per operand (A, B, C), the device allocation of the last device pointer located: the pointers
+// of a batch in device memory mostly fall into a few allocations, located once each.
+struct KnownRanges {
+  uintptr_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  Mem mem[3] = {Mem::host, Mem::host, Mem::host};
+  int dev[3] = {-1, -1, -1};
+};
+
 void locate_batch(BatchProblem& p) {
   const ProgramBreakArea heap = program_break_area();
   const size_t es = p.elem_size();
-  auto locate_range = [&](const BatchGroup& g, int64_t i0, int64_t i1, Where* w) {
+  auto locate_range = [&](const BatchGroup& g, int64_t i0, int64_t i1, KnownRanges* known, Where* w) {
     const bool ab = !g.scale_only(p.family);
-    // Per operand, the device allocation of the last device pointer located: the pointers of a
-    // batch in device memory mostly fall into a few allocations, located once each.
-    uintptr_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-    Mem in_mem[3] = {Mem::host, Mem::host, Mem::host};
-    int in_dev[3] = {-1, -1, -1};
     auto one = [&](int which, const void* ptr) {
       const uintptr_t at = reinterpret_cast<uintptr_t>(ptr);
-      if (at >= lo[which] && at < hi[which]) {
-        w->see(in_mem[which], in_dev[which]);
+      if (at >= known->lo[which] && at < known->hi[which]) {
+        w->see(known->mem[which], known->dev[which]);
         return;
       }
       if (heap.contains(ptr)) {
@@ -681,7 +684,7 @@ void locate_batch(BatchProblem& p) {
       int d = -1;
       uintptr_t l = 0, h = 0;
       const Mem m = classify_pointer_range(ptr, &d, &l, &h);
-      if (h > l) lo[which] = l, hi[which] = h, in_mem[which] = m, in_dev[which] = d;
+      if (h > l) known->lo[which] = l, known->hi[which] = h, known->mem[which] = m, known->dev[which] = d;
       w->see(m, d);
     };
     for (int64_t i = i0; i < i1 && !w->mixed; ++i) {
@@ -696,13 +699,18 @@ void locate_batch(BatchProblem& p) {
   for (const BatchGroup& g : p.groups) {
     const int64_t n = g.listed() ? g.count : 1;
     constexpr int64_t kPerTask = 512;
+    KnownRanges known;
     if (n <= 2 * kPerTask) {
-      locate_range(g, 0, n, &all);
+      locate_range(g, 0, n, &known, &all);
     } else {
-      const size_t tasks = size_t((n + kPerTask - 1) / kPerTask);
+      // The first product here, so that every task starts knowing its operands' allocations
+      // (else each task asked the driver again for the same ones).
+      locate_range(g, 0, 1, &known, &all);
+      const size_t tasks = size_t((n - 1 + kPerTask - 1) / kPerTask);
       std::vector<Where> part(tasks);
       parallel_for(tasks, [&](size_t t) {
-        locate_range(g, int64_t(t) * kPerTask, std::min(n, int64_t(t + 1) * kPerTask), &part[t]);
+        KnownRanges mine = known;
+        locate_range(g, 1 + int64_t(t) * kPerTask, std::min(n, 1 + int64_t(t + 1) * kPerTask), &mine, &part[t]);
       });
       for (const Where& w : part) all.merge(w);
     }

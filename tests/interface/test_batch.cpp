@@ -798,6 +798,34 @@ TEST(BatchGemm, OverlappingOutputsRejected) {
   EXPECT_EQ(r[0].info, 10);
 }
 
+// The overlap check in any order of the outputs: disjoint outputs listed backwards are legal and
+// computed; an output that meets an earlier, not adjacent one in the list is rejected, whichever
+// order the list takes.
+TEST(BatchGemm, OverlapCheckAnyOrder) {
+  std::vector<float> a(16, 0.5f), b(16, 0.25f), c(64, 1.f);
+  const int m = 4, n = 4, k = 4, ld = 4, gc = 1, three = 3;
+  const float al = 1, be = 0;
+  const char nt = 'N';
+  const float* as[3] = {a.data(), a.data(), a.data()};
+  const float* bs[3] = {b.data(), b.data(), b.data()};
+  take_reports();
+  float* backwards[3] = {c.data() + 32, c.data() + 16, c.data()};
+  sgemm_batch_(&nt, &nt, &m, &n, &k, &al, as, &ld, bs, &ld, &be, backwards, &ld, &gc, &three);
+  EXPECT_TRUE(take_reports().empty());
+  for (size_t i = 0; i < 48; ++i) EXPECT_FLOAT_EQ(c[i], 0.5f) << i;
+  for (size_t i = 48; i < 64; ++i) EXPECT_FLOAT_EQ(c[i], 1.f) << i;
+  const std::vector<float> c0 = c;
+  float* forward_then_back[3] = {c.data(), c.data() + 32, c.data() + 15};  // C2 meets C0's last element
+  float* back_then_forward[3] = {c.data() + 15, c.data() + 40, c.data()};
+  for (float** cs : {forward_then_back, back_then_forward}) {
+    sgemm_batch_(&nt, &nt, &m, &n, &k, &al, as, &ld, bs, &ld, &be, cs, &ld, &gc, &three);
+    const std::vector<Report> r = take_reports();
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].info, 12);
+    EXPECT_EQ(c, c0);
+  }
+}
+
 // ---- every illegal argument ----
 struct ErrCase {
   const char* what;
