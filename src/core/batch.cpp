@@ -47,6 +47,31 @@ bool empty_output(const BatchProblem& p, const BatchGroup& g) {
 
 }  // namespace
 
+bool listed_as_strided(BatchGroup* g, Family f, size_t es) {
+  if (!g->listed() || g->count < 1) return false;
+  // The step of one list in elements, or -1 where its pointers do not step evenly.
+  auto step_of = [&](const void* const* list, bool positive) -> int64_t {
+    if (g->count == 1) return positive ? 1 : 0;
+    const uintptr_t base = reinterpret_cast<uintptr_t>(list[0]);
+    const intptr_t d = intptr_t(reinterpret_cast<uintptr_t>(list[1]) - base);
+    if (d < 0 || (positive && d == 0) || d % intptr_t(es) != 0) return -1;
+    for (int64_t i = 2; i < g->count; ++i)  // (unsigned: wraps as the strided form's addresses do)
+      if (reinterpret_cast<uintptr_t>(list[i]) != base + uintptr_t(i) * uintptr_t(d)) return -1;
+    return int64_t(d / intptr_t(es));
+  };
+  const int64_t sc = step_of(g->c_list, true);
+  if (sc < 0) return false;
+  const bool ab = !g->scale_only(f);
+  const int64_t sa = ab ? step_of(g->a_list, false) : 0;
+  if (sa < 0) return false;
+  const int64_t sb = ab ? step_of(g->b_list, false) : 0;
+  if (sb < 0) return false;
+  g->a = g->a_list[0], g->b = g->b_list[0], g->c = g->c_list[0];
+  g->stride_a = sa, g->stride_b = sb, g->stride_c = sc;
+  g->a_list = nullptr, g->b_list = nullptr, g->c_list = nullptr;
+  return true;
+}
+
 bool blocks_overlap(const void* p1, int64_t rows1, int64_t cols1, int64_t ld1, const void* p2, int64_t rows2,
                     int64_t cols2, int64_t ld2, size_t es) {
   if (rows1 <= 0 || cols1 <= 0 || rows2 <= 0 || cols2 <= 0) return false;

@@ -77,6 +77,13 @@ struct BatchProblem {
   }
 };
 
+// A listed group whose pointers step through its lists by a constant number of whole elements
+// (C by a positive one; A and B by any one from 0 up, and not looked at when the group only
+// scales C) becomes the strided group of the same products: true, g rewritten. Else false, g
+// unchanged. Pointer arrays built over one allocation per operand come this way; as a strided
+// group they need no pointer array on the GPU.
+bool listed_as_strided(BatchGroup* g, Family f, size_t es);
+
 // Whether two column-major blocks (rows x cols at p with leading dimension ld, in elements of
 // `es` bytes) share an element. Exact: blocks interleaved through their padding do not.
 bool blocks_overlap(const void* p1, int64_t rows1, int64_t cols1, int64_t ld1, const void* p2, int64_t rows2,

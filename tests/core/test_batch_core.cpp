@@ -1,0 +1,128 @@
+// The batch description's host-side checks (core/batch.h), called directly: pointer arrays that
+// step evenly recognised as strided groups (and everything else left listed), and the output
+// overlap check in every order of the outputs.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "core/batch.h"
+
+namespace myblas {
+namespace {
+
+// Listed group of `count` square products of size n over the lists given.
+BatchGroup listed(std::vector<const void*>& a, std::vector<const void*>& b, std::vector<void*>& c, int64_t n) {
+  BatchGroup g;
+  g.m = g.n = g.k = n;
+  g.lda = g.ldb = g.ldc = n;
+  g.alpha.re = 1;
+  g.count = int64_t(c.size());
+  g.a_list = a.data(), g.b_list = b.data(), g.c_list = c.data();
+  return g;
+}
+
+TEST(BatchCore, ListedAsStrided) {
+  std::vector<float> buf(4096);
+  const int64_t n = 4, count = 5;
+  std::vector<const void*> a, b;
+  std::vector<void*> c;
+  for (int64_t i = 0; i < count; ++i) {
+    a.push_back(buf.data() + 7 * i);      // step 7 elements
+    b.push_back(buf.data() + 100);        // shared
+    c.push_back(buf.data() + 200 + 16 * i);
+  }
+  BatchGroup g = listed(a, b, c, n);
+  ASSERT_TRUE(listed_as_strided(&g, Family::gemm, sizeof(float)));
+  EXPECT_FALSE(g.listed());
+  EXPECT_EQ(g.stride_a, 7);
+  EXPECT_EQ(g.stride_b, 0);
+  EXPECT_EQ(g.stride_c, 16);
+  for (int64_t i = 0; i < count; ++i) {
+    EXPECT_EQ(g.a_at(i, sizeof(float)), a[size_t(i)]);
+    EXPECT_EQ(g.b_at(i, sizeof(float)), b[size_t(i)]);
+    EXPECT_EQ(g.c_at(i, sizeof(float)), c[size_t(i)]);
+  }
+
+  // Not strided: one pointer off the step (first, middle, last), a step that is not whole
+  // elements, a step backwards, C shared. The group stays as it was.
+  auto refused = [&](std::vector<const void*> aa, std::vector<const void*> bb, std::vector<void*> cc, const char* what) {
+    BatchGroup h = listed(aa, bb, cc, n);
+    const BatchGroup before = h;
+    EXPECT_FALSE(listed_as_strided(&h, Family::gemm, sizeof(float))) << what;
+    EXPECT_TRUE(h.listed()) << what;
+    EXPECT_EQ(h.a_list, before.a_list) << what;
+    EXPECT_EQ(h.c_list, before.c_list) << what;
+  };
+  {
+    auto aa = a;
+    aa[2] = buf.data() + 15;
+    refused(aa, b, c, "A's middle pointer off the step");
+    aa = a;
+    aa[4] = buf.data() + 29;
+    refused(aa, b, c, "A's last pointer off the step");
+    auto cc = c;
+    cc[0] = buf.data() + 199;
+    refused(a, b, cc, "C's first pointer off the step");
+    auto bb = b;
+    bb[3] = buf.data() + 101;
+    refused(a, bb, c, "B shared but for one");
+    cc = c;
+    for (size_t i = 0; i < cc.size(); ++i) cc[i] = reinterpret_cast<char*>(buf.data() + 200) + 6 * i;
+    refused(a, b, cc, "a step of 6 bytes");
+    cc = c;
+    for (size_t i = 0; i < cc.size(); ++i) cc[i] = buf.data() + 400 - 16 * int64_t(i);
+    refused(a, b, cc, "C backwards");
+    for (size_t i = 0; i < cc.size(); ++i) cc[i] = buf.data() + 200;
+    refused(a, b, cc, "C shared");
+  }
+
+  // A group that only scales C: A and B are never read, so their lists do not matter.
+  std::vector<const void*> junk = {nullptr, buf.data() + 3, nullptr, buf.data(), buf.data() + 9};
+  BatchGroup s = listed(junk, junk, c, n);
+  s.alpha.re = 0;
+  ASSERT_TRUE(listed_as_strided(&s, Family::gemm, sizeof(float)));
+  EXPECT_EQ(s.stride_c, 16);
+  EXPECT_EQ(s.c_at(4, sizeof(float)), c[4]);
+
+  // One product: strided with any step.
+  std::vector<const void*> a1 = {a[0]}, b1 = {b[0]};
+  std::vector<void*> c1 = {c[0]};
+  BatchGroup one = listed(a1, b1, c1, n);
+  ASSERT_TRUE(listed_as_strided(&one, Family::gemm, sizeof(float)));
+  EXPECT_EQ(one.c_at(0, sizeof(float)), c[0]);
+}
+
+TEST(BatchCore, OverlapInEveryOrder) {
+  std::vector<float> buf(1024);
+  const int64_t n = 4;
+  std::vector<const void*> a(3, buf.data()), b(3, buf.data());
+  auto check = [&](std::vector<int64_t> at, bool want, const char* what) {
+    std::vector<void*> c;
+    for (int64_t e : at) c.push_back(buf.data() + e);
+    BatchProblem p;
+    p.groups = {listed(a, b, c, n)};
+    p.groups[0].ldc = 8;  // C: 4 x 4 in columns 8 apart; rows 4..7 of each column unused
+    EXPECT_EQ(batch_outputs_overlap(p), want) << what;
+  };
+  check({0, 32, 64}, false, "in address order, apart");
+  check({64, 32, 0}, false, "backwards, apart");
+  check({0, 4, 64}, false, "interleaved through the padding, in order");
+  check({64, 4, 0}, false, "interleaved through the padding, out of order");
+  check({0, 9, 64}, true, "in order, C1 inside C0's column 1");
+  check({0, 64, 27}, true, "C2 meets C0's last column, not its neighbour in the list");
+  check({27, 64, 0}, true, "C0 meets C2, backwards");
+  // Two groups, each in order, the second meeting the first.
+  std::vector<void*> c0 = {buf.data(), buf.data() + 32}, c1 = {buf.data() + 40, buf.data() + 24};
+  std::vector<const void*> a2(2, buf.data()), b2(2, buf.data());
+  BatchProblem p;
+  p.groups = {listed(a2, b2, c0, n), listed(a2, b2, c1, n)};
+  p.groups[0].ldc = p.groups[1].ldc = 8;
+  EXPECT_TRUE(batch_outputs_overlap(p)) << "a later group's output inside an earlier group's";
+  c1 = {buf.data() + 96, buf.data() + 128};
+  p.groups[1].c_list = c1.data();
+  EXPECT_FALSE(batch_outputs_overlap(p)) << "two groups apart";
+}
+
+}  // namespace
+}  // namespace myblas
