@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include "backends/cuda/cuda_runtime.h"
+#include "backends/cuda/handle_plan.h"
 #include "core/log.h"
 
 namespace myblas {
@@ -43,6 +45,8 @@ Loaded load() {
          bind(h, "cublasSgemv_v2", &a.sgemv, &l.why) &&
          bind(h, "cublasGemmEx", &a.gemm_ex, &l.why) &&
          bind(h, "cublasGetStatusString", &a.status_string, &l.why);
+  // (optional: without it the handles keep cuBLAS's pooled workspace)
+  a.set_workspace = reinterpret_cast<decltype(a.set_workspace)>(dlsym(h, "cublasSetWorkspace_v2"));
   for (int r = 0; r < kRoutineCount; ++r) {
     a.routines[r] = nullptr;
     if (Routine(r) == Routine::hgemm) continue;  // (the generic paths' sgemm/sgemv sub-calls use the others)
@@ -66,11 +70,13 @@ Loaded load() {
 // Handles live per thread and per device; a thread that exits destroys its own. Each remembers
 // the stream and math mode it was last given: setting them costs host time on every call
 // (bench/probes/probe_call_overhead.cpp), and they rarely change between a thread's calls.
+// Each also has a workspace of its own for the default stream (backends/cuda/handle_plan.h).
 struct BoundHandle {
   cublasHandle_t h = nullptr;
-  cudaStream_t stream = nullptr;
-  cublasMath_t math = CUBLAS_DEFAULT_MATH;
-  bool bound = false;  // stream and math were set at least once
+  HandleState state;
+  void* workspace = nullptr;
+  size_t workspace_bytes = 0;
+  bool workspace_failed = false;  // (allocation refused once: the pool serves from then on)
 };
 struct ThreadHandles {
   std::vector<BoundHandle> by_device;
@@ -78,11 +84,19 @@ struct ThreadHandles {
     std::string ignored;
     const CublasApi* api = cublas_api(&ignored);
     if (!api) return;
-    for (const BoundHandle& b : by_device)
+    for (const BoundHandle& b : by_device) {
       if (b.h) api->destroy(b.h);
+      if (b.workspace) cudaFree(b.workspace);  // (errors ignored: the process may be tearing CUDA down)
+    }
   }
 };
 thread_local ThreadHandles t_handles;
+thread_local long t_setter_calls = 0;
+
+// cuBLAS's recommended workspace: 32 MiB on Hopper (sm_90), 4 MiB on earlier GPUs.
+size_t workspace_bytes_for(int device) {
+  return device_sm(device) >= 90 ? size_t(32) << 20 : size_t(4) << 20;
+}
 
 }  // namespace
 
@@ -109,26 +123,45 @@ cublasHandle_t cublas_handle(int device, cudaStream_t stream, cublasMath_t math,
       return nullptr;
     }
   }
-  if (!b.bound || b.math != math) {
+  const HandleUpdate u = plan_handle_update(b.state, stream, int(math), api->set_workspace && !b.workspace_failed);
+  if (u.calls() == 0) return b.h;  // (the common case: nothing to set)
+  t_setter_calls += u.calls();
+  if (u.math) {
     cublasStatus_t m = api->set_math_mode(b.h, math);
     if (m != CUBLAS_STATUS_SUCCESS) {
-      b.bound = false;
+      b.state.bound = false;
       *why = std::string("cublasSetMathMode failed: ") + api->status_string(m);
       return nullptr;
     }
   }
-  if (!b.bound || b.stream != stream) {
+  if (u.stream) {
     cublasStatus_t s = api->set_stream(b.h, stream);
     if (s != CUBLAS_STATUS_SUCCESS) {
-      b.bound = false;
+      b.state.bound = false;
       *why = std::string("cublasSetStream failed: ") + api->status_string(s);
       return nullptr;
     }
   }
-  b.math = math;
-  b.stream = stream;
-  b.bound = true;
+  bool workspace_ok = false;
+  if (u.workspace) {
+    // Allocated on the call's device (current here) the first time; cudaMalloc synchronises,
+    // once per thread and device.
+    if (!b.workspace) {
+      const size_t bytes = workspace_bytes_for(device);
+      if (cudaMalloc(&b.workspace, bytes) == cudaSuccess) {
+        b.workspace_bytes = bytes;
+      } else {
+        cudaGetLastError();  // (not sticky: the pool keeps serving)
+        b.workspace = nullptr;
+        b.workspace_failed = true;
+      }
+    }
+    workspace_ok = b.workspace && api->set_workspace(b.h, b.workspace, b.workspace_bytes) == CUBLAS_STATUS_SUCCESS;
+  }
+  b.state = after_handle_update(b.state, u, stream, int(math), workspace_ok);
   return b.h;
 }
+
+long cublas_handle_setter_calls() { return t_setter_calls; }
 
 }  // namespace myblas

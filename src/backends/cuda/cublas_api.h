@@ -23,6 +23,7 @@ struct CublasApi {
                             cudaDataType, int, const void*, void*, cudaDataType, int,
                             cublasComputeType_t, cublasGemmAlgo_t);
   const char* (*status_string)(cublasStatus_t);
+  cublasStatus_t (*set_workspace)(cublasHandle_t, void*, size_t);  // nullptr where this cuBLAS lacks it
   // cublas<T><routine>_v2 of every routine but hgemm, by Routine value (cublasSgemm_v2,
   // cublasZherk_v2, ...), for the paths of BlasProblem; nullptr where this cuBLAS lacks one.
   void* routines[kRoutineCount];
@@ -49,6 +50,11 @@ const CublasApi* cublas_api(std::string* why);
 // FP32 routines use CUBLAS_PEDANTIC_MATH: under the default mode, NVIDIA_TF32_OVERRIDE=1 turns
 // SGEMM into TF32 (measured on the H100: 20x over the FP32 error bound). HGEMM uses
 // CUBLAS_DEFAULT_MATH (FP16 tensor cores, FP32 accumulation) without reduced-precision reductions.
+// On the default stream the handle works in a workspace of the library's own
+// (backends/cuda/handle_plan.h says why).
 cublasHandle_t cublas_handle(int device, cudaStream_t stream, cublasMath_t math, std::string* why);
+// How many cublasSetMathMode/SetStream/SetWorkspace calls this thread's handles have made: a
+// repeated call with the same stream and math mode makes none (tests, probes).
+long cublas_handle_setter_calls();
 
 }  // namespace myblas
