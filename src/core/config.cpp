@@ -39,6 +39,7 @@ Config load() {
   else if (prec == "tf32x3") c.sgemm_precision = SgemmPrecision::tf32x3;
   else if (prec == "tf32x3-all") c.sgemm_precision = SgemmPrecision::tf32x3_all;
   else c.sgemm_precision_error = prec;
+  c.cublas_own_workspace = env("MYBLAS_CUBLAS_WORKSPACE") != "pool";
   return c;
 }
 }  // namespace

@@ -26,6 +26,7 @@ struct Config {
   std::string hgemm_kernel;          // MYBLAS_HGEMM_KERNEL: likewise for HGEMM
   SgemmPrecision sgemm_precision = SgemmPrecision::fp32;  // MYBLAS_SGEMM_PRECISION
   std::string sgemm_precision_error;  // set when MYBLAS_SGEMM_PRECISION had an unknown value
+  bool cublas_own_workspace = true;   // MYBLAS_CUBLAS_WORKSPACE=own (default) | pool
 };
 
 // Test-only fault injection: MYBLAS_TEST_FAULT is a comma-separated list of GPU-path steps

@@ -6,6 +6,7 @@
 
 #include "backends/cuda/cuda_runtime.h"
 #include "backends/cuda/handle_plan.h"
+#include "core/config.h"
 #include "core/log.h"
 
 namespace myblas {
@@ -123,7 +124,7 @@ cublasHandle_t cublas_handle(int device, cudaStream_t stream, cublasMath_t math,
       return nullptr;
     }
   }
-  const HandleUpdate u = plan_handle_update(b.state, stream, int(math), api->set_workspace && !b.workspace_failed);
+  const HandleUpdate u = plan_handle_update(b.state, stream, int(math), api->set_workspace && !b.workspace_failed && config().cublas_own_workspace);
   if (u.calls() == 0) return b.h;  // (the common case: nothing to set)
   t_setter_calls += u.calls();
   if (u.math) {
