@@ -2,6 +2,7 @@
 // precisions but SGEMM/SGEMV): the CPU BLAS's own routine where it exports it and the sizes fit
 // its 32-bit integers, else the built-in loops. Written once, instantiated per element type.
 #include <climits>
+#include <cmath>
 #include <cstring>
 
 #include "backends/cpu/cpu_backend.h"
@@ -150,11 +151,16 @@ void host_run(const BlasProblem& p, const void* a, int64_t lda, const void* b, i
     reference_blas<T>(p, a, lda, b, ldb, c, ldc);
     return;
   }
-  // beta: gemv scales y here and passes beta = 1 (beta == 0 must not read y, and OpenBLAS 0.3.21
-  // loses a NaN beta in GEMV); OpenBLAS's GEMM stores zeros unread for beta == 0 (checked by the
-  // NaN-in-C tests); every other case with beta == 0 zeroes the output here and passes beta = 1.
+  // beta: gemv passes a finite beta other than 0 to the CPU BLAS, and otherwise scales y here and
+  // passes beta = 1 (beta == 0 must not read y, and OpenBLAS 0.3.21 loses a NaN beta in GEMV);
+  // scaling y here first was a second pass over y, about 0.1 us of a 0.5 us 64 x 64 DGEMV.
+  // OpenBLAS's GEMM stores zeros unread for beta == 0 (checked by the NaN-in-C tests); every
+  // other case with beta == 0 zeroes the output here and passes beta = 1.
   Scalar beta = p.beta;
-  if (p.family == Family::gemv || (p.beta.zero() && p.has_beta() && !(p.family == Family::gemm && cpu_blas().openblas))) {
+  const bool gemv_own_beta = p.family == Family::gemv && !p.beta.zero() && std::isfinite(p.beta.re) &&
+                             std::isfinite(p.beta.im);
+  if ((p.family == Family::gemv && !gemv_own_beta) ||
+      (p.family != Family::gemv && p.beta.zero() && p.has_beta() && !(p.family == Family::gemm && cpu_blas().openblas))) {
     scale_output<T>(p, ct, ldc);
     beta = Scalar{1, 0};
   }
