@@ -69,6 +69,7 @@ bool listed_as_strided(BatchGroup* g, Family f, size_t es) {
   g->a = g->a_list[0], g->b = g->b_list[0], g->c = g->c_list[0];
   g->stride_a = sa, g->stride_b = sb, g->stride_c = sc;
   g->a_list = nullptr, g->b_list = nullptr, g->c_list = nullptr;
+  g->stepped = true;
   return true;
 }
 

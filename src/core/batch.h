@@ -29,6 +29,9 @@ struct BatchGroup {
   const void* b = nullptr;
   void* c = nullptr;
   int64_t stride_a = 0, stride_b = 0, stride_c = 0;  // in elements; 0 for A or B: one shared operand
+  // Strided, but given as pointer arrays that step evenly (listed_as_strided): unlike a strided
+  // call's operands, its products' operands need not lie in one allocation each.
+  bool stepped = false;
 
   bool listed() const { return c_list != nullptr; }
   const void* a_at(int64_t i, size_t es) const {
@@ -81,7 +84,8 @@ struct BatchProblem {
 // (C by a positive one; A and B by any one from 0 up, and not looked at when the group only
 // scales C) becomes the strided group of the same products: true, g rewritten. Else false, g
 // unchanged. Pointer arrays built over one allocation per operand come this way; as a strided
-// group they need no pointer array on the GPU.
+// group they are checked for overlap without a pass over the products and need no pointer array
+// on the GPU.
 bool listed_as_strided(BatchGroup* g, Family f, size_t es);
 
 // Whether two column-major blocks (rows x cols at p with leading dimension ld, in elements of

@@ -663,7 +663,9 @@ bool batch_host_gpu_wins(const BatchProblem& p) {
 }
 
 // Where the operands live: one kind of memory on one device, or mixed. A strided group's operands
-// are each one allocation, located by their first product's. Every listed pointer is located: in
+// are each one allocation, located by their first product's; a group given as pointer arrays
+// that step evenly (BatchGroup::stepped) too, when its last product's start in the same
+// allocation as its first one's. Every other listed pointer is located: in
 // the program-break heap without asking the driver, inside a device allocation already located
 // without asking again, else by a driver query; long lists are split over the copy threads.
 struct Where {
@@ -722,9 +724,27 @@ void locate_batch(BatchProblem& p) {
   };
   Where all;
   for (const BatchGroup& g : p.groups) {
-    const int64_t n = g.listed() ? g.count : 1;
+    int64_t n = g.listed() ? g.count : 1;
     constexpr int64_t kPerTask = 512;
     KnownRanges known;
+    if (g.stepped && g.count > 1) {
+      // Pointer arrays that step evenly: when each operand's last product starts inside the
+      // allocation its first one does, every product's does (the addresses only grow); else
+      // every product is located.
+      locate_range(g, 0, 1, &known, &all);
+      const bool ab = !g.scale_only(p.family);
+      bool one_each = true;
+      for (int w = ab ? 0 : 2; w < 3; ++w) {
+        const uintptr_t last = reinterpret_cast<uintptr_t>(
+            w == 0 ? g.a_at(g.count - 1, es) : w == 1 ? g.b_at(g.count - 1, es) : g.c_at(g.count - 1, es));
+        one_each = one_each && last >= known.lo[w] && last < known.hi[w];
+      }
+      if (one_each || all.mixed) {
+        if (all.mixed) break;
+        continue;
+      }
+      n = g.count;
+    }
     if (n <= 2 * kPerTask) {
       locate_range(g, 0, n, &known, &all);
     } else {

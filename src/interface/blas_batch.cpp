@@ -168,7 +168,10 @@ void submit(Family f, std::vector<BatchGroup>& groups, const Reporter& rep, int 
   p.family = f;
   p.type = dtype_of<T>();
   for (BatchGroup& g : groups)
-    if (!skipped(f, g)) p.groups.push_back(g);
+    if (!skipped(f, g)) {
+      p.groups.push_back(g);
+      listed_as_strided(&p.groups.back(), f, p.elem_size());
+    }
   if (p.groups.empty()) {
     set_last_path(Path::none);
     return;

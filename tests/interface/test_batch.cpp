@@ -132,7 +132,10 @@ struct Buf {
 };
 
 enum class Api { fortran, cblas_col, cblas_row };
-enum class Form { listed, strided };
+// listed: pointer arrays, one buffer per product; strided: the strided call; stepped: pointer
+// arrays over the strided form's buffers (each operand's pointers a constant step apart, shared
+// A or B all equal), which the library takes as the strided group they describe.
+enum class Form { listed, strided, stepped };
 bool row(Api a) { return a == Api::cblas_row; }
 int cblas_t(char c) { return c == 'N' ? CblasNoTrans : c == 'T' ? CblasTrans : CblasConjTrans; }
 
@@ -222,7 +225,7 @@ struct Runner {
       for (int w = 0; w < 3; ++w) {
         d.ops[w] = op_of(g, w);
         const int64_t span = d.ops[w].span();
-        const bool shared = form == Form::strided && ((w == 0 && g.share_a) || (w == 1 && g.share_b));
+        const bool shared = form != Form::listed && ((w == 0 && g.share_a) || (w == 1 && g.share_b));
         d.stride[w] = shared ? 0 : span + 3;  // 3 guards between products
         const int nbuf = form == Form::listed ? g.count : 1;
         const int64_t elems = form == Form::listed ? span : (g.count > 0 ? (g.count - 1) * d.stride[w] + span : 1);
@@ -448,7 +451,7 @@ struct Runner {
     std::snprintf(buf, sizeof buf, "%s %s %cgemm%s ta=%c tb=%c m=%d n=%d k=%d alpha=(%g,%g) beta=(%g,%g) count=%d "
                   "pad=%d incx=%d incy=%d shareA=%d shareB=%d %s seed=%llu",
                   api == Api::fortran ? "fortran" : api == Api::cblas_col ? "cblas-col" : "cblas-row",
-                  form == Form::listed ? "batch" : "batch_strided", letter<T>(), gemv ? "(gemv)" : "", g.ta, g.tb,
+                  form == Form::listed ? "batch" : form == Form::stepped ? "batch(stepped)" : "batch_strided", letter<T>(), gemv ? "(gemv)" : "", g.ta, g.tb,
                   g.m, g.n, g.k, g.alpha.real(), g.alpha.imag(), g.beta.real(), g.beta.imag(), g.count, g.pad, g.incx,
                   g.incy, g.share_a, g.share_b, device ? "device" : "host",
                   (unsigned long long)mbtest::test_seed());
@@ -563,7 +566,7 @@ void run_mixed(bool gemv, bool device) {
       r.run();
       if (::testing::Test::HasFatalFailure()) return;
     }
-  // Strided: each group of the mixed set alone, with stride 0 for A, for B, and neither.
+  // Strided and stepped: each group of the mixed set alone, with stride 0 for A, for B, and neither.
   for (Api api : {Api::fortran, Api::cblas_col, Api::cblas_row})
     for (int variant = 0; variant < 2; ++variant)
       for (const GroupSpec& g0 : mixed_groups<T>(gemv, rng, variant))
@@ -572,9 +575,11 @@ void run_mixed(bool gemv, bool device) {
           g.count += 2;
           g.share_a = share == 1;
           g.share_b = share == 2;
-          Runner<T> r{gemv, api, Form::strided, device, {g}, rng, {}};
-          r.run();
-          if (::testing::Test::HasFatalFailure()) return;
+          for (Form form : {Form::strided, Form::stepped}) {
+            Runner<T> r{gemv, api, form, device, {g}, rng, {}};
+            r.run();
+            if (::testing::Test::HasFatalFailure()) return;
+          }
         }
 }
 
@@ -604,7 +609,7 @@ void run_square(bool device) {
   std::mt19937_64 rng(mbtest::test_seed());
   for (int n : {16, 32})
     for (const char* t : {"NN", "TN", "NT", "TT"})
-      for (Form form : {Form::strided, Form::listed}) {
+      for (Form form : {Form::strided, Form::listed, Form::stepped}) {
         GroupSpec g;
         g.ta = t[0], g.tb = t[1];
         g.m = g.n = g.k = n;

@@ -125,12 +125,7 @@ bool sizes_fit(const BatchGroup& g) {
 }
 
 // ---- device operands ----
-bool device_batch(const BatchProblem& given, bool use_kernels, std::string* why) {
-  // Pointer arrays that step evenly through one allocation per operand run as the strided groups
-  // they are: no pointer array to gather, upload and hand to cuBLAS (the same products, the same
-  // addresses).
-  BatchProblem p = given;
-  for (BatchGroup& g : p.groups) listed_as_strided(&g, p.family, p.elem_size());
+bool device_batch(const BatchProblem& p, bool use_kernels, std::string* why) {
   cudaStream_t s = thread_stream();
   const int target = call_device(p.device, s);
   DeviceScope scope(target);
