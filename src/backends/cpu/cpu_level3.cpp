@@ -211,7 +211,10 @@ bool run_typed(const BlasProblem& p, std::string* why) {
     return true;
   }
   const bool read_ab = !p.scale_only();
-  const bool read_c = p.family == Family::trmm || p.family == Family::trsm ? read_ab : !p.beta.zero();
+  // A device C comes over whole and goes back whole: a rank-k update writes one triangle, so the
+  // other must come over too (also with beta == 0), or the copy back would overwrite it.
+  const bool read_c = p.family == Family::trmm || p.family == Family::trsm ? read_ab
+                                                                          : !p.beta.zero() || rank_update(p.family);
   HostMatrix a, b, c;
   if (!stage_in(p.a, read_ab ? p.mem_a : Mem::host, p.lda, int(p.a_rows()), int(p.a_cols()), sizeof(T), read_ab, &a,
                 why) ||
