@@ -162,11 +162,11 @@ bool host_level3(const BlasProblem& p, std::string* why) {
     for (const Rect& r : pan.in) in_elems += size_t(r.rows) * size_t(r.cols);
     const size_t out_elems = size_t(pan.out.rows) * size_t(pan.out.cols);
     // Device: the output block first (an input that is the output block is staged into it), then
-    // the other inputs.
+    // the other inputs. (The slot's previous panel is retired: its buffer goes, stream-ordered.)
+    s.buf.release();
     if (!check("pin", s.pin.acquire(in_elems * es), "pinned memory") ||
         !check("pin", s.pout.acquire(out_elems * es), "pinned memory") ||
-        (s.buf.release(), !check("alloc", s.buf.allocate((out_elems + in_elems) * es, s.stream),
-                                 "device memory for a panel")) ||
+        !check("alloc", s.buf.allocate((out_elems + in_elems) * es, s.stream), "device memory for a panel") ||
         !check("sync", cudaStreamWaitEvent(s.stream, resident_done, 0), "cudaStreamWaitEvent"))
       break;
     std::vector<Mapped> pmaps = maps;
