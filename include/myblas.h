@@ -1,17 +1,20 @@
 /*
  * myblas.h - public C interface of libmyblas.
  *
- * libmyblas is a drop-in BLAS for SGEMM, SGEMV and HGEMM that runs each call on
- * the host CPU BLAS, on cuBLAS or on its own CUDA kernels, chosen per call by
- * shape and by where the operands live (host or device memory).
+ * libmyblas is a drop-in BLAS for Level 3 and GEMV in S, D, C and Z (and HGEMM,
+ * batched GEMM/GEMV, 16-bit-input GEMMs) that runs each call on the host CPU
+ * BLAS, on cuBLAS or on its own CUDA kernels, chosen per call by shape and by
+ * where the operands live (host or device memory).
  *
  * Usable from C89/C99 and C++. Three families of entry points:
- *   - Fortran BLAS:  sgemm_, sgemv_ (reference netlib signatures) and hgemm_
- *                    (as Intel MKL defines it). Every argument by reference.
+ *   - Fortran BLAS:  sgemm_, dgemm_, zherk_, ... (reference netlib signatures;
+ *                    ILP64 forms name_64_ and name_64) and hgemm_ (as Intel
+ *                    MKL defines it). Every argument by reference.
  *                    Fortran compilers pass hidden CHARACTER lengths after the
  *                    last argument; they are accepted and never read.
- *   - CBLAS:         cblas_sgemm, cblas_sgemv (standard enum values), and
- *                    cblas_hgemm as MKL defines it.
+ *   - CBLAS:         cblas_sgemm, cblas_zherk, ... (standard enum values; ILP64
+ *                    forms cblas_name_64 and cblas_name64_), and cblas_hgemm
+ *                    as MKL defines it.
  *   - native:        myblas_* (version, CUDA stream, half conversion, the path
  *                    taken by the last call).
  * GEMM with 16-bit A and B and an FP32 C comes under OpenBLAS's names (sbgemm_,
