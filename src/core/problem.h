@@ -13,6 +13,10 @@ enum class Dtype : uint8_t { s, d, c, z, h };
 // Routine families; one of each element type is one routine (dgemm, zherk, ...).
 enum class Family : uint8_t { gemm, gemv, symm, hemm, syrk, herk, syr2k, her2k, trmm, trsm };
 constexpr int kFamilies = 10;
+// The rank-k updates: they write one triangle of a square C.
+inline bool rank_update(Family f) {
+  return f == Family::syrk || f == Family::herk || f == Family::syr2k || f == Family::her2k;
+}
 constexpr int kFirstGenericRoutine = 3;
 constexpr int kRoutineCount = kFirstGenericRoutine + kFamilies * 4;  // (the dispatch table's routines)
 // One routine of one element type: the key of the dispatch table. sgemm, sgemv and hgemm have

@@ -410,10 +410,7 @@ void run_gemm(GemmProblem& p) {
 // gemv and, for the routines without a k (symm, hemm, trmm, trsm), the order of A.
 static void table_shape(const BlasProblem& p, int* m, int* n, int* k) {
   auto clamp = [](int64_t v) { return int(v > INT32_MAX ? INT32_MAX : v); };
-  *m = clamp(p.family == Family::syrk || p.family == Family::herk || p.family == Family::syr2k ||
-                     p.family == Family::her2k
-                 ? p.n
-                 : p.m);
+  *m = clamp(rank_update(p.family) ? p.n : p.m);
   *n = clamp(p.n);
   switch (p.family) {
     case Family::gemv: *k = 0; break;

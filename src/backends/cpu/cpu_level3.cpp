@@ -16,10 +16,6 @@ namespace myblas {
 
 namespace {
 
-bool rank_update(Family f) {
-  return f == Family::syrk || f == Family::herk || f == Family::syr2k || f == Family::her2k;
-}
-
 // C := beta*C over the part of C the routine writes (its triangle for the rank-k updates, whose
 // Hermitian forms take beta as real and keep a real diagonal); beta == 0 stores zeros unread.
 // trmm/trsm: B := 0. gemv: y := beta*y.

@@ -101,8 +101,7 @@ class ReferenceBlas {
 
   // gemm, symm, hemm and the rank-k updates: every element of C (or of its triangle).
   void update() {
-    const bool tri_c = p_.family == Family::syrk || p_.family == Family::herk || p_.family == Family::syr2k ||
-                       p_.family == Family::her2k;
+    const bool tri_c = rank_update(p_.family);
     const bool real_beta = p_.family == Family::herk || p_.family == Family::her2k;
     const T beta = real_beta ? T(real_part(beta_)) : beta_;
     const bool ab = !p_.scale_only();

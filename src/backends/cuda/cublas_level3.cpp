@@ -23,10 +23,6 @@ cublasFillMode_t fill_of(char u) { return u == 'U' ? CUBLAS_FILL_MODE_UPPER : CU
 cublasSideMode_t side_of(char s) { return s == 'L' ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT; }
 cublasDiagType_t diag_of(char d) { return d == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT; }
 
-bool rank_update(Family f) {
-  return f == Family::syrk || f == Family::herk || f == Family::syr2k || f == Family::her2k;
-}
-
 // A scalar in the element type's own representation (real and imaginary parts as FP32 or FP64),
 // to pass by host pointer; `real_only` drops the imaginary part (HERK's alpha and beta, HER2K's beta).
 struct HostScalar {

@@ -6,10 +6,6 @@ namespace myblas {
 
 namespace {
 
-bool rank_update(Family f) {
-  return f == Family::syrk || f == Family::herk || f == Family::syr2k || f == Family::her2k;
-}
-
 const unsigned char* at(const void* base, int64_t i, int64_t j, int64_t ld, size_t es) {
   return static_cast<const unsigned char*>(base) + (size_t(i) + size_t(j) * size_t(ld)) * es;
 }
