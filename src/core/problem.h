@@ -169,6 +169,10 @@ struct BlasProblem {
   double macs() const;
 };
 
+// Whether a size, leading dimension or increment fits the 32-bit integers of the CPU BLAS and of
+// cuBLAS's v2 interface.
+inline bool fits_int32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+
 // Offset (in elements) of the first logical element of a strided vector, as the
 // reference BLAS defines it: a negative increment starts from the end.
 inline int64_t vec_start(int len, int inc) { return inc > 0 ? 0 : -int64_t(len - 1) * inc; }

@@ -43,8 +43,6 @@ void scale_output(const BlasProblem& p, T* c, int64_t ldc) {
   }
 }
 
-bool fits(int64_t v) { return v >= INT_MIN && v <= INT_MAX; }
-
 // The CPU BLAS's Fortran routine on host operands. Scalars go by pointer; the hidden CHARACTER
 // lengths follow the last argument (gfortran's convention, size_t). beta has been applied to the
 // output already where the caller passes beta = 1.
@@ -134,10 +132,10 @@ void host_run(const BlasProblem& p, const void* a, int64_t lda, const void* b, i
   void* fn = p.routine() == Routine::sgemm   ? reinterpret_cast<void*>(cpu_blas().sgemm_ptr)
              : p.routine() == Routine::sgemv ? reinterpret_cast<void*>(cpu_blas().sgemv_ptr)
                                              : cpu_blas().routines[int(p.routine())];
-  const bool int32 = fits(p.m) && fits(p.n) && fits(p.k) && fits(lda) && fits(ldb) && fits(ldc) &&
-                     fits(p.a_rows() * (lda < 0 ? -lda : lda)) &&
+  const bool int32 = fits_int32(p.m) && fits_int32(p.n) && fits_int32(p.k) && fits_int32(lda) && fits_int32(ldb) && fits_int32(ldc) &&
+                     fits_int32(p.a_rows() * (lda < 0 ? -lda : lda)) &&
                      (p.family != Family::gemv ||
-                      (fits(p.b_rows() * (ldb < 0 ? -ldb : ldb)) && fits(p.c_rows() * (ldc < 0 ? -ldc : ldc))));
+                      (fits_int32(p.b_rows() * (ldb < 0 ? -ldb : ldb)) && fits_int32(p.c_rows() * (ldc < 0 ? -ldc : ldc))));
   if (!fn || !int32) {
     // With no CPU BLAS loaded at all, loading it already warned that the built-in loops run.
     if (!fn && cpu_blas().name != "built-in")

@@ -39,8 +39,6 @@ constexpr size_t kChunkBytes = size_t(32) << 20;  // operand bytes per host-arra
 constexpr int64_t kMaxCall = int64_t(1) << 30;    // products per cuBLAS call (its count is an int)
 
 cublasOperation_t op_of(char t) { return t == 'N' ? CUBLAS_OP_N : t == 'T' ? CUBLAS_OP_T : CUBLAS_OP_C; }
-bool fits(int64_t v) { return v >= INT_MIN && v <= INT_MAX; }
-
 // alpha and beta as cuBLAS wants them for the type (FP32 for binary16's FP32 compute).
 struct Scalars {
   unsigned char al[16] = {}, be[16] = {};
@@ -121,7 +119,7 @@ cublasStatus_t gemv_listed(const CublasApi* api, H h, Dtype t, const BatchGroup&
 }
 
 bool sizes_fit(const BatchGroup& g) {
-  return fits(g.m) && fits(g.n) && fits(g.k) && fits(g.lda) && fits(g.ldb) && fits(g.ldc);
+  return fits_int32(g.m) && fits_int32(g.n) && fits_int32(g.k) && fits_int32(g.lda) && fits_int32(g.ldb) && fits_int32(g.ldc);
 }
 
 // ---- device operands ----

@@ -82,8 +82,6 @@ cublasStatus_t call_cublas(void* fn, cublasHandle_t h, const BlasProblem& p, int
 
 namespace {
 
-bool fits(int64_t v) { return v >= INT_MIN && v <= INT_MAX; }
-
 // GEMM on host arrays through the pipeline; tiles it could not finish are computed on the CPU.
 bool pipelined(const BlasProblem& p, void* fn, std::string* why) {
   PipelineGemm pg;
@@ -156,7 +154,7 @@ bool cublas_blas_problem(const BlasProblem& p, std::string* why) {
     *why = std::string("cuBLAS lacks ") + routine_name(p.routine());
     return false;
   }
-  if (!fits(p.m) || !fits(p.n) || !fits(p.k) || !fits(p.lda) || !fits(p.ldb) || !fits(p.ldc)) {
+  if (!fits_int32(p.m) || !fits_int32(p.n) || !fits_int32(p.k) || !fits_int32(p.lda) || !fits_int32(p.ldb) || !fits_int32(p.ldc)) {
     *why = "sizes beyond cuBLAS's 32-bit interface";
     return false;
   }
