@@ -12,6 +12,15 @@
  *        bench_host_l3 LABEL --check [--routines ...] [--sizes ...]: no timing; one call through
  *        the preloaded library and one through OpenBLAS (dlopened) on the same inputs, and the
  *        line "check,routine,n,max_rel_diff" (max |ours - OpenBLAS| / max |OpenBLAS|).
+ *        bench_host_l3 LABEL --paired [--routines ...] [--sizes ...]: libmyblas preloaded; its
+ *        three settings auto, cpu and cublas (myblas_set_backend) take turns on the same inputs
+ *        in one process: rounds of one sample per setting, the order rotating each round, a
+ *        sample the mean of enough calls to last about a millisecond (C or B restored between
+ *        calls, outside the timing). Per round, the better of cpu and cublas over auto; the
+ *        line "paired,routine,n,auto_ms,cpu_ms,gpu_ms,auto_path,ratio,q1,q3" gives the medians
+ *        and the ratio's median and quartiles ("the auto choice reaches this fraction of the
+ *        better path's speed"). A setting slower than the other by 4x at two sizes in a row is
+ *        not run at larger sizes ("-"), nor is one whose call took over 4 s.
  */
 #include <dlfcn.h>
 #include <math.h>
@@ -99,6 +108,140 @@ static void call(const char *name, int n, const void *al, const void *be, const 
   else ((trxm_t)f)(&L, &L, &N, &N, &n, &n, al, a, &n, c, &n);
 }
 
+typedef int (*set_backend_t)(const char *);
+typedef const char *(*last_path_t)(void);
+
+static void sort_d(double *x, int n) {
+  for (int i = 1; i < n; ++i)
+    for (int j = i; j > 0 && x[j] < x[j - 1]; --j) {
+      const double t = x[j];
+      x[j] = x[j - 1];
+      x[j - 1] = t;
+    }
+}
+
+/* The paired comparison of auto against the cpu and cublas settings (see the top comment). */
+static int paired(const char *routines_in, const char *sizes_in) {
+  set_backend_t set_backend = (set_backend_t)dlsym(RTLD_DEFAULT, "myblas_set_backend");
+  last_path_t last_path = (last_path_t)dlsym(RTLD_DEFAULT, "myblas_last_path");
+  if (!set_backend || !last_path) {
+    fprintf(stderr, "--paired needs libmyblas preloaded (myblas_set_backend)\n");
+    return 2;
+  }
+  static const char *const settings[3] = {"auto", "cpu", "cublas"};
+  printf("paired,routine,n,auto_ms,cpu_ms,gpu_ms,auto_path,ratio,q1,q3\n");
+  char routines[1024];
+  snprintf(routines, sizeof routines, "%s", routines_in);
+  int total = 0, within = 0;
+  char *rsave = NULL;
+  for (char *r = strtok_r(routines, ",", &rsave); r; r = strtok_r(NULL, ",", &rsave)) {
+    const char t = r[0];
+    const int dbl = t == 'd' || t == 'z';
+    const int tri = !strcmp(r + 1, "trmm") || !strcmp(r + 1, "trsm");
+    const int gemv = !strcmp(r + 1, "gemv");
+    const double al_d[2] = {1.0, 0.25}, be_d[2] = {0.5, -0.25}, ral_d[2] = {1.0, 0}, rbe_d[2] = {0.5, 0};
+    const float al_f[2] = {1.f, 0.25f}, be_f[2] = {0.5f, -0.25f}, ral_f[2] = {1.f, 0}, rbe_f[2] = {0.5f, 0};
+    const void *al = dbl ? (const void *)al_d : (const void *)al_f, *be = dbl ? (const void *)be_d : (const void *)be_f;
+    const void *ral = dbl ? (const void *)ral_d : (const void *)ral_f, *rbe = dbl ? (const void *)rbe_d : (const void *)rbe_f;
+    if (tri) al = ral;
+    int active[3] = {1, 1, 1}, slow_run[3] = {0, 0, 0};
+    char sz[256];
+    snprintf(sz, sizeof sz, "%s", sizes_in);
+    char *save = NULL;
+    for (char *s = strtok_r(sz, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
+      const int n = atoi(s);
+      const size_t bytes = (size_t)n * n * esize(t), cbytes = gemv ? (size_t)n * esize(t) : bytes;
+      void *a = malloc(bytes), *b = malloc(bytes), *c = malloc(cbytes), *c0 = malloc(cbytes);
+      if (!a || !b || !c || !c0) {
+        fprintf(stderr, "out of memory at n = %d\n", n);
+        return 2;
+      }
+      fill(a, t, (size_t)n * n, tri ? n : 0, n, 1u);
+      fill(b, t, (size_t)n * n, 0, n, 2u);
+      fill(c0, t, cbytes / esize(t), 0, gemv ? 0 : n, 3u);
+      /* warm-up (first-call set-up, pinned buffers, the CPU BLAS's threads) and the calls per
+       * sample of each setting */
+      int per[3] = {1, 1, 1};
+      char auto_path[16] = "?";
+      for (int p = 0; p < 3; ++p) {
+        if (!active[p]) continue;
+        set_backend(settings[p]);
+        double w = 0;
+        for (int i = 0; i < 2; ++i) {
+          memcpy(c, c0, cbytes);
+          const double t0 = now_ms();
+          call(r, n, al, be, ral, rbe, a, b, c);
+          w = now_ms() - t0;
+        }
+        if (p == 0) snprintf(auto_path, sizeof auto_path, "%s", last_path());
+        per[p] = w >= 1.0 ? 1 : (int)(1.0 / (w > 1e-4 ? w : 1e-4)) + 1;
+        if (per[p] > 400) per[p] = 400;
+      }
+      /* rounds: more while a round is short */
+      double round_ms = 0, first[3] = {0, 0, 0};
+      int rounds = 0;
+      double samples[3][41], ratio[41];
+      for (int rr = 0; rr < 41; ++rr) {
+        const double r0 = now_ms();
+        for (int q = 0; q < 3; ++q) {
+          const int p = (q + rr) % 3;
+          if (!active[p]) continue;
+          set_backend(settings[p]);
+          double sum = 0;
+          for (int i = 0; i < per[p]; ++i) {
+            memcpy(c, c0, cbytes);
+            const double t0 = now_ms();
+            call(r, n, al, be, ral, rbe, a, b, c);
+            sum += now_ms() - t0;
+          }
+          samples[p][rr] = sum / per[p];
+        }
+        const double best = !active[1] ? samples[2][rr] : !active[2] ? samples[1][rr]
+                          : samples[1][rr] < samples[2][rr] ? samples[1][rr] : samples[2][rr];
+        ratio[rr] = best / samples[0][rr];
+        rounds = rr + 1;
+        round_ms = now_ms() - r0;
+        if (rounds >= 5 && round_ms * rounds > 400) break; /* enough for a median */
+        if (rounds >= 3 && round_ms > 1500) break;
+        if (rounds >= 11 && round_ms * rounds > 100) break;
+      }
+      set_backend(NULL);
+      double med[3] = {0, 0, 0};
+      for (int p = 0; p < 3; ++p) {
+        if (!active[p]) continue;
+        double tmp[41];
+        memcpy(tmp, samples[p], sizeof(double) * rounds);
+        sort_d(tmp, rounds);
+        med[p] = tmp[rounds / 2];
+        first[p] = med[p];
+      }
+      sort_d(ratio, rounds);
+      const double rmed = ratio[rounds / 2], q1 = ratio[rounds / 4], q3 = ratio[(3 * rounds) / 4];
+      char cm[32] = "-", gm[32] = "-";
+      if (active[1]) snprintf(cm, sizeof cm, "%.4f", med[1]);
+      if (active[2]) snprintf(gm, sizeof gm, "%.4f", med[2]);
+      printf("paired,%s,%d,%.4f,%s,%s,%s,%.3f,%.3f,%.3f\n", r, n, med[0], cm, gm, auto_path, rmed, q1, q3);
+      fflush(stdout);
+      ++total;
+      within += rmed >= 0.95;
+      /* a setting 4x slower than the other at two sizes in a row, or over 4 s a call, is dropped */
+      if (active[1] && active[2]) {
+        slow_run[1] = first[1] > 4 * first[2] ? slow_run[1] + 1 : 0;
+        slow_run[2] = first[2] > 4 * first[1] ? slow_run[2] + 1 : 0;
+        if (slow_run[1] >= 2) active[1] = 0;
+        if (slow_run[2] >= 2) active[2] = 0;
+      }
+      for (int p = 1; p < 3; ++p)
+        if (active[p] && first[p] > 4000) active[p] = 0;
+      free(a), free(b), free(c), free(c0);
+      if (!active[1] && !active[2]) break;
+    }
+  }
+  printf("# paired: auto within 5%% of the better setting (median ratio >= 0.95) on %d of %d (routine, n)\n",
+         within, total);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: bench_host_l3 LABEL [--openblas] [--routines r,...] [--sizes n,...] [--max-cpu-ms MS]\n");
@@ -108,9 +251,10 @@ int main(int argc, char **argv) {
   char routines[1024] = "dgemm,dsyrk,dtrsm,zgemm";
   char sizes[256] = "64,128,256,512,1024,2048,4096,8192";
   double max_ms = 1e30;
-  int check = 0, beta0 = 0;
+  int check = 0, beta0 = 0, pair = 0;
   for (int i = 2; i < argc; ++i) {
     if (!strcmp(argv[i], "--check")) check = 1;
+    else if (!strcmp(argv[i], "--paired")) pair = 1;
     else if (!strcmp(argv[i], "--beta0")) beta0 = 1;
     if (!strcmp(argv[i], "--openblas")) {
       g_lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
@@ -126,6 +270,7 @@ int main(int argc, char **argv) {
       max_ms = atof(argv[++i]);
     }
   }
+  if (pair) return paired(routines, sizes);
   const double bb = beta0 ? 0.0 : 0.5, bi = beta0 ? 0.0 : -0.25;
   const double al_d[2] = {1.0, 0.25}, be_d[2] = {bb, bi}, ral_d[2] = {1.0, 0}, rbe_d[2] = {bb, 0};
   const float al_f[2] = {1.f, 0.25f}, be_f[2] = {(float)bb, (float)bi}, ral_f[2] = {1.f, 0}, rbe_f[2] = {(float)bb, 0};

@@ -55,6 +55,13 @@ if [ "${QUALITY:-0}" = 1 ]; then
   q=${QUALITY_ROUTINES:-dgemm,zgemm,dsyrk,zherk,dtrsm,ctrmm,csymm,dgemv}
   for p in myblas best_gpu cpu; do run $p "$q" "${QUALITY_SIZES:-181,362,724,1448}"; done
 fi
+# PAIRED=1: auto beside the cpu and cublas settings in one process, taking turns (bench_host_l3
+# --paired), every routine (S, D, C, Z, GEMM and GEMV included) over PAIRED_SIZES, written to
+# OUT.csv's sibling OUT-paired.csv.
+if [ "${PAIRED:-0}" = 1 ]; then
+  LD_PRELOAD=$lib "$bench" paired --paired --routines "sgemm,sgemv,$all" \
+    --sizes "${PAIRED_SIZES:-64,96,128,181,256,362,512,724,1024,1448,2048,4096,8192}" | tee "${out%.csv}-paired.csv"
+fi
 if [ "${SWEEP:-1}" = 1 ]; then
   for p in best_gpu cpu; do run $p "$all" "$sizes"; done
 fi

@@ -1254,6 +1254,14 @@ void *myblas_get_stream(void);
 int myblas_set_sgemm_precision(int mode);
 int myblas_get_sgemm_precision(void);
 
+/* Which paths calls may take, for the whole process from the next call on, in place of
+ * MYBLAS_BACKEND's setting: "auto" (the measured choice per call), "cpu", "cublas" or
+ * "kernels", as that variable's values (any case); NULL returns to MYBLAS_BACKEND's setting.
+ * Returns 0, or -1 (setting unchanged) for an unknown name. */
+int myblas_set_backend(const char *name);
+/* The setting in force: "auto", "cpu", "cublas" or "kernels". */
+const char *myblas_get_backend(void);
+
 /* 1 if a usable CUDA device was found (this may initialise the CUDA driver). */
 int myblas_gpu_available(void);
 

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "core/log.h"
+
 namespace myblas {
 
 namespace {
@@ -51,6 +53,21 @@ const Config& load_config() {
   g_config.store(&c, std::memory_order_release);
   return c;
 }
+
+namespace {
+std::atomic<int> g_backend_override{-1};  // myblas_set_backend's choice (a Backend), or -1
+}
+
+Backend backend_setting() {
+  const int o = g_backend_override.load(std::memory_order_relaxed);
+  if (o >= 0) return Backend(o);
+  const Config& c = config();
+  if (!c.backend_error.empty())
+    warn_once("backend", "unknown MYBLAS_BACKEND '" + c.backend_error + "'; using auto");
+  return c.backend;
+}
+
+void set_backend_override(const Backend* b) { g_backend_override.store(b ? int(*b) : -1, std::memory_order_relaxed); }
 
 bool fault_injected(const char* point) {
   const std::string& list = config().test_fault;

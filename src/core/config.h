@@ -50,4 +50,10 @@ inline const Config& config() {
 }
 const char* backend_name(Backend b);
 
+// The backend in force: myblas_set_backend's choice, else MYBLAS_BACKEND's (auto when unset, or
+// unknown with one warning). Every dispatch decision asks this, never Config::backend.
+Backend backend_setting();
+// Overrides MYBLAS_BACKEND for the whole process from the next call on; nullptr returns to it.
+void set_backend_override(const Backend* b);
+
 }  // namespace myblas

@@ -103,12 +103,6 @@ const Rule& choose(const Request& r) {
   return kRules[sizeof kRules / sizeof kRules[0] - 1];
 }
 
-Backend backend_setting() {
-  const Config& c = config();
-  if (!c.backend_error.empty())
-    warn_once("backend", "unknown MYBLAS_BACKEND '" + c.backend_error + "'; using auto");
-  return c.backend;
-}
 
 void locate(const ProgramBreakArea& heap, const void* p, Mem* mem, int* dev, int* run_dev) {
   *mem = heap.contains(p) ? Mem::host : classify_pointer(p, dev);
@@ -627,17 +621,18 @@ namespace {
 
 // Host arrays go to the GPU when the batch is big enough to pay for starting the transfers and
 // does enough arithmetic per byte moved that the GPU, running at the speed of the host link,
-// finishes before the CPU, running at the speed of its cores. Break-even: the CPU's rate divided
-// by the link's. Estimated for a 16-core host with AVX-512 (about 1 TFLOP/s FP32, half that in
-// FP64) and PCIe 5 x16 with both directions overlapped (about 22 GB/s each way): 45 flops a byte
-// in FP32, 23 in FP64; binary16 has no CPU BLAS routine (the CPU path widens to FP32 and back),
-// so only the size test applies. bench/bench_batched.cpp measures both paths beside each other
-// (host rows) so that the estimate can be checked.
+// finishes before the CPU. Break-even: the CPU's batch rate divided by the link's. Measured on the
+// H100's 16-core host (bench_batched --host, 10^4 FP32 products): the CPU path ran 64^3 and 256^3
+// batches at 0.11-0.17 TFLOP/s (small products do not reach a CPU BLAS's large-matrix rate), the
+// GPU path moved 26 GB/s; break-even 0.17e12 / 26e9 = 6.5 flops a byte in FP32 (64^3 products
+// have 10.7, 256^3 43: the GPU path measured 2.2x and 13.5x faster than the CPU path). FP64 is
+// taken at half the FP32 rate for the CPU (3 flops a byte); binary16 has no CPU BLAS routine
+// (the CPU path widens to FP32 and back), so only the size test applies.
 constexpr double kBatchHostGpuMinBytes = 8e6;
 double batch_host_gpu_flops_per_byte(Dtype t) {
   switch (t) {
-    case Dtype::s: case Dtype::c: return 45;
-    case Dtype::d: case Dtype::z: return 23;
+    case Dtype::s: case Dtype::c: return 6;
+    case Dtype::d: case Dtype::z: return 3;
     case Dtype::h: return 0;
   }
   return 1e30;

@@ -4,6 +4,8 @@
 #include "backends/cuda/sgemm_tf32x3.h"
 #include "interface/entry.h"
 
+#include <strings.h>
+
 namespace myblas {
 namespace {
 thread_local Path t_last_path = Path::none;
@@ -29,6 +31,21 @@ MYBLAS_API int myblas_set_sgemm_precision(int mode) {
 }
 
 MYBLAS_API int myblas_get_sgemm_precision(void) { return int(sgemm_precision()); }
+
+MYBLAS_API int myblas_set_backend(const char* name) {
+  if (!name) {
+    set_backend_override(nullptr);
+    return 0;
+  }
+  for (Backend b : {Backend::auto_, Backend::cpu, Backend::cublas, Backend::kernels})
+    if (strcasecmp(name, backend_name(b)) == 0) {
+      set_backend_override(&b);
+      return 0;
+    }
+  return -1;
+}
+
+MYBLAS_API const char* myblas_get_backend(void) { return backend_name(backend_setting()); }
 
 MYBLAS_API int myblas_gpu_available(void) { return gpu_available() ? 1 : 0; }
 

@@ -222,7 +222,7 @@ bool device_batch(const BatchProblem& p, bool use_kernels, std::string* why) {
     // n = 32 only when our kernels are forced: there it measured 0.51-0.53x cuBLAS's strided call
     // (S and H), at n = 16 1.58x (S) and 2.71x (H) (bench/results/h100-batched-2026-11-28.md).
     for (int64_t size : {16, 32}) {
-      if (size == 32 && config().backend != Backend::kernels) continue;
+      if (size == 32 && backend_setting() != Backend::kernels) continue;
       std::vector<BatchGroup> mine;
       std::vector<const void* const*> mine_lists;
       std::vector<size_t> index;
