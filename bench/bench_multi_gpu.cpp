@@ -1,16 +1,22 @@
 // Host-array GEMM over one GPU and over several, beside the bound that applies to it
-// (bench/run_multi_gpu.sh runs the modes and writes bench/results/):
+// (bench/run_multi_gpu.sh runs the modes and writes the results):
 //   bench_multi_gpu stage <gpus> [GiB per GPU]
-//       the staging rate: pageable host memory copied through pinned buffers to the GPU (and
-//       back) by min(16, cores/gpus) host threads per GPU, on `gpus` GPUs at once, as the
-//       library's pipeline stages operands; and cuBLAS SGEMM n x n/gpus x n on device operands
-//       on every GPU at once (the product's own time). Prints `stage ...` and `device ...` lines.
+//       the staging rate: pageable host memory copied through pinned buffers to the GPU, back,
+//       and both at once (two threads up for one down, the proportions of a GEMM with beta 0:
+//       A and B up, C down), by min(16, cores/gpus) host threads per GPU, on `gpus` GPUs at
+//       once, as the library's pipeline stages operands. Every thread makes its stream, events
+//       and pinned buffers before the clock starts. Prints a `stage ...` line.
+//   bench_multi_gpu device <gpus> <n> [s|d]
+//       cuBLAS SGEMM (DGEMM) n x n/gpus x n on device operands on every GPU at once: the
+//       product's own time on its share. Prints `device ...` lines, one per GPU.
 //   bench_multi_gpu host <n> [reps] [s|d]
-//       sgemm_ (or dgemm_, if the library has it) NN n^3 on host arrays through the library
-//       (MYBLAS_DEVICES and MYBLAS_BACKEND decide where), verified on sampled elements first,
-//       then timed: wall clock around the whole call (the call is synchronous: staging, products
-//       and copies back are all inside it), median of reps after one warm-up. Operands are
-//       n^2 elements each (1 GiB at n = 16384): far beyond any cache, so nothing is rotated.
+//       sgemm_ (dgemm_) NN n^3 on host arrays through whichever library the dynamic linker
+//       gives the program (LD_PRELOAD: libmyblas, with MYBLAS_DEVICES deciding where; or
+//       libnvblas), verified on sampled elements first, then timed: wall clock around the whole
+//       call (the call is synchronous: staging, products and copies back are all inside it),
+//       median of reps after one warm-up. BENCH_LIB and BENCH_DEVICES (else MYBLAS_DEVICES) label
+//       the result line. Operands are n^2 elements each (1 GiB at n = 16384):
+//       far beyond any cache, so nothing is rotated.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
@@ -99,9 +105,13 @@ void stage_lane(bool upload, unsigned char* host, unsigned char* dev, size_t byt
   CK(cudaStreamDestroy(s));
 }
 
+// Which way a probe's threads copy: all up, all down, or mixed (of every three threads on a GPU,
+// two up and one down).
+enum class Way { up, down, mixed };
+
 // Aggregate rate (GB/s) of `gpus` GPUs staging `bytes` each at once, `threads` per GPU, timed
 // from the moment every thread is ready to the moment the last has finished its copies.
-double stage_rate(bool upload, int gpus, size_t bytes, unsigned threads, std::vector<unsigned char*>& host,
+double stage_rate(Way way, int gpus, size_t bytes, unsigned threads, std::vector<unsigned char*>& host,
                   std::vector<unsigned char*>& dev) {
   const size_t piece = size_t(4) << 20;
   std::vector<std::thread> lanes;
@@ -111,6 +121,7 @@ double stage_rate(bool upload, int gpus, size_t bytes, unsigned threads, std::ve
   for (int g = 0; g < gpus; ++g)
     for (unsigned t = 0; t < threads; ++t) {
       const size_t lo = bytes * t / threads / piece * piece, hi = t + 1 == threads ? bytes : bytes * (t + 1) / threads / piece * piece;
+      const bool upload = way == Way::up || (way == Way::mixed && t % 3 != 2);
       lanes.emplace_back(stage_lane, upload, host[size_t(g)] + lo, dev[size_t(g)] + lo, hi - lo, piece, g, &ready, &go);
     }
   while (ready.load() < n) std::this_thread::yield();
@@ -139,16 +150,19 @@ int run_stage(int gpus, double gib) {
     CK(cudaSetDevice(g));
     CK(cudaMalloc(&dev[size_t(g)], bytes));
   }
-  stage_rate(true, gpus, bytes / 4, threads, host, dev);  // warm-up: pinned allocation, contexts
-  std::vector<double> up, down;
+  stage_rate(Way::up, gpus, bytes / 4, threads, host, dev);  // warm-up: pinned allocation, contexts
+  std::vector<double> up, down, mixed;
   for (int r = 0; r < 3; ++r) {
-    up.push_back(stage_rate(true, gpus, bytes, threads, host, dev));
-    down.push_back(stage_rate(false, gpus, bytes, threads, host, dev));
+    up.push_back(stage_rate(Way::up, gpus, bytes, threads, host, dev));
+    down.push_back(stage_rate(Way::down, gpus, bytes, threads, host, dev));
+    mixed.push_back(stage_rate(Way::mixed, gpus, bytes, threads, host, dev));
   }
   std::sort(up.begin(), up.end());
   std::sort(down.begin(), down.end());
-  std::printf("stage gpus=%d threads_per_gpu=%u bytes_per_gpu=%zu h2d_GBs=%.2f d2h_GBs=%.2f (medians of 3; min-max h2d %.2f-%.2f d2h %.2f-%.2f)\n",
-              gpus, threads, bytes, up[1], down[1], up[0], up[2], down[0], down[2]);
+  std::sort(mixed.begin(), mixed.end());
+  std::printf("stage gpus=%d threads_per_gpu=%u bytes_per_gpu=%zu h2d_GBs=%.2f d2h_GBs=%.2f mixed_GBs=%.2f (medians of 3; "
+              "min-max h2d %.2f-%.2f d2h %.2f-%.2f mixed %.2f-%.2f)\n",
+              gpus, threads, bytes, up[1], down[1], mixed[1], up[0], up[2], down[0], down[2], mixed[0], mixed[2]);
   for (int g = 0; g < gpus; ++g) {
     std::free(host[size_t(g)]);
     CK(cudaSetDevice(g));
@@ -157,11 +171,19 @@ int run_stage(int gpus, double gib) {
   return 0;
 }
 
-// cuBLAS SGEMM n x (n/gpus) x n on device operands, every GPU at once: each GPU's median time.
-void run_device_gemm(int gpus, int n) {
+// cuBLAS SGEMM (DGEMM) n x (n/gpus) x n on device operands, every GPU at once: each GPU's median
+// time of 3 after a warm-up.
+template <class T>
+int run_device_gemm(int gpus, int n) {
+  int count = 0;
+  CK(cudaGetDeviceCount(&count));
+  if (count < gpus) {
+    std::printf("# skipped: %d GPUs asked, %d present\n", gpus, count);
+    return 77;
+  }
   const int cols = n / gpus;
   struct Gpu {
-    float *a, *b, *c;
+    T *a, *b, *c;
     cublasHandle_t h;
     cudaEvent_t e0, e1;
     std::vector<float> ms;
@@ -170,22 +192,25 @@ void run_device_gemm(int gpus, int n) {
   for (int d = 0; d < gpus; ++d) {
     Gpu& x = g[size_t(d)];
     CK(cudaSetDevice(d));
-    CK(cudaMalloc(&x.a, size_t(n) * n * 4));
-    CK(cudaMalloc(&x.b, size_t(n) * cols * 4));
-    CK(cudaMalloc(&x.c, size_t(n) * cols * 4));
-    CK(cudaMemset(x.a, 0, size_t(n) * n * 4));  // (values do not change cuBLAS's time)
-    CK(cudaMemset(x.b, 0, size_t(n) * cols * 4));
+    CK(cudaMalloc(&x.a, size_t(n) * n * sizeof(T)));
+    CK(cudaMalloc(&x.b, size_t(n) * cols * sizeof(T)));
+    CK(cudaMalloc(&x.c, size_t(n) * cols * sizeof(T)));
+    CK(cudaMemset(x.a, 0, size_t(n) * n * sizeof(T)));  // (values do not change cuBLAS's time)
+    CK(cudaMemset(x.b, 0, size_t(n) * cols * sizeof(T)));
     CB(cublasCreate(&x.h));
     CK(cudaEventCreate(&x.e0));
     CK(cudaEventCreate(&x.e1));
   }
-  const float one = 1.f, zero = 0.f;
+  const T one = 1, zero = 0;
   for (int r = 0; r < 4; ++r) {
     for (int d = 0; d < gpus; ++d) {
       Gpu& x = g[size_t(d)];
       CK(cudaSetDevice(d));
       CK(cudaEventRecord(x.e0));
-      CB(cublasSgemm(x.h, CUBLAS_OP_N, CUBLAS_OP_N, n, cols, n, &one, x.a, n, x.b, n, &zero, x.c, n));
+      if constexpr (sizeof(T) == 4)
+        CB(cublasSgemm(x.h, CUBLAS_OP_N, CUBLAS_OP_N, n, cols, n, &one, x.a, n, x.b, n, &zero, x.c, n));
+      else
+        CB(cublasDgemm(x.h, CUBLAS_OP_N, CUBLAS_OP_N, n, cols, n, &one, x.a, n, x.b, n, &zero, x.c, n));
       CK(cudaEventRecord(x.e1));
     }
     for (int d = 0; d < gpus; ++d) {
@@ -200,24 +225,27 @@ void run_device_gemm(int gpus, int n) {
   for (int d = 0; d < gpus; ++d) {
     Gpu& x = g[size_t(d)];
     std::sort(x.ms.begin(), x.ms.end());
-    std::printf("device gpus=%d gpu=%d sgemm=%dx%dx%d median_ms=%.2f (cuBLAS, device operands, all GPUs at once; %.1f TFLOP/s)\n",
-                gpus, d, n, cols, n, x.ms[1], 2.0 * n * double(cols) * n / (x.ms[1] * 1e-3) / 1e12);
+    std::printf("device %cgemm gpus=%d gpu=%d n=%d shape=%dx%dx%d median_ms=%.2f (cuBLAS, device operands, all GPUs at once; %.1f TFLOP/s)\n",
+                sizeof(T) == 4 ? 's' : 'd', gpus, d, n, n, cols, n, x.ms[1],
+                2.0 * n * double(cols) * n / (x.ms[1] * 1e-3) / 1e12);
     CK(cudaSetDevice(d));
     cudaFree(x.a);
     cudaFree(x.b);
     cudaFree(x.c);
     cublasDestroy(x.h);
   }
+  return 0;
 }
 
 // ---- host-array GEMM through the library ----
-extern "C" void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*, const float*,
-                       const int*, const float*, const int*, const float*, float*, const int*);
+// The program is not linked with a BLAS: sgemm_ and dgemm_ are the preloaded library's.
+using SgemmFn = void (*)(const char*, const char*, const int*, const int*, const int*, const float*, const float*,
+                         const int*, const float*, const int*, const float*, float*, const int*);
 using DgemmFn = void (*)(const char*, const char*, const int*, const int*, const int*, const double*, const double*,
                          const int*, const double*, const int*, const double*, double*, const int*);
 
 template <class T>
-int run_host(int n, int reps, DgemmFn dgemm) {
+int run_host(int n, int reps, SgemmFn sgemm, DgemmFn dgemm) {
   const size_t elems = size_t(n) * size_t(n);
   std::vector<T*> m(3);
   for (int i = 0; i < 3; ++i) {
@@ -232,7 +260,7 @@ int run_host(int n, int reps, DgemmFn dgemm) {
   const T alpha = T(1), beta = T(0);
   auto call = [&] {
     if constexpr (sizeof(T) == 4)
-      sgemm_("N", "N", &n, &n, &n, &alpha, a, &n, b, &n, &beta, c, &n);
+      sgemm("N", "N", &n, &n, &n, &alpha, a, &n, b, &n, &beta, c, &n);
     else
       dgemm("N", "N", &n, &n, &n, &alpha, a, &n, b, &n, &beta, c, &n);
   };
@@ -262,9 +290,12 @@ int run_host(int n, int reps, DgemmFn dgemm) {
     ms.push_back(seconds_since(t0) * 1e3);
   }
   std::sort(ms.begin(), ms.end());
-  const char* devices = std::getenv("MYBLAS_DEVICES");
-  std::printf("host %cgemm NN n=%d devices=%s verified=%s (256 samples, worst err/bound %.3g) warmup_ms=%.1f median_ms=%.1f min_ms=%.1f max_ms=%.1f reps=%d %.1f TFLOP/s\n",
-              sizeof(T) == 4 ? 's' : 'd', n, devices ? devices : "(unset)", bad ? "NO" : "yes", worst, warm * 1e3,
+  // (labels for the run script's table: which library answered, on which GPUs)
+  const char* lib = std::getenv("BENCH_LIB");
+  const char* devices = std::getenv("BENCH_DEVICES");
+  if (!devices) devices = std::getenv("MYBLAS_DEVICES");
+  std::printf("host %cgemm NN n=%d lib=%s devices=%s verified=%s (256 samples, worst err/bound %.3g) warmup_ms=%.1f median_ms=%.1f min_ms=%.1f max_ms=%.1f reps=%d %.1f TFLOP/s\n",
+              sizeof(T) == 4 ? 's' : 'd', n, lib ? lib : "preloaded", devices ? devices : "(unset)", bad ? "NO" : "yes", worst, warm * 1e3,
               ms[ms.size() / 2], ms.front(), ms.back(), reps, 2.0 * double(n) * n * n / (ms[ms.size() / 2] * 1e-3) / 1e12);
   for (T* p : m) std::free(p);
   return bad ? 1 : 0;
@@ -274,29 +305,28 @@ int run_host(int n, int reps, DgemmFn dgemm) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s stage <gpus> [GiB] | host <n> [reps] [s|d]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s stage <gpus> [GiB] | device <gpus> <n> [s|d] | host <n> [reps] [s|d]\n", argv[0]);
     return 2;
   }
   std::printf("# %s, git %s\n", bench::utc_now().c_str(), MYBLAS_GIT_REV);
   bench::print_command(argc, argv);
   const std::string mode = argv[1];
-  if (mode == "stage") {
-    const int gpus = std::atoi(argv[2]);
-    const int rc = run_stage(gpus, argc > 3 ? std::atof(argv[3]) : 2.0);
-    if (rc == 0) run_device_gemm(gpus, argc > 4 ? std::atoi(argv[4]) : 16384);
-    return rc;
+  const bool dbl = argc > 4 && argv[4][0] == 'd';
+  if (mode == "stage") return run_stage(std::atoi(argv[2]), argc > 3 ? std::atof(argv[3]) : 2.0);
+  if (mode == "device" && argc > 3) {
+    const int gpus = std::atoi(argv[2]), n = std::atoi(argv[3]);
+    return dbl ? run_device_gemm<double>(gpus, n) : run_device_gemm<float>(gpus, n);
   }
   if (mode == "host") {
     const int n = std::atoi(argv[2]), reps = argc > 3 ? std::atoi(argv[3]) : 3;
-    if (argc > 4 && argv[4][0] == 'd') {
-      DgemmFn dgemm = reinterpret_cast<DgemmFn>(dlsym(RTLD_DEFAULT, "dgemm_"));
-      if (!dgemm) {
-        std::printf("# skipped: the library has no dgemm_\n");
-        return 77;
-      }
-      return run_host<double>(n, reps, dgemm);
+    const char* name = dbl ? "dgemm_" : "sgemm_";
+    void* fn = dlsym(RTLD_DEFAULT, name);
+    if (!fn) {
+      std::printf("# skipped: no %s in the program (preload a BLAS: LD_PRELOAD=libmyblas.so.0 or libnvblas.so)\n", name);
+      return 77;
     }
-    return run_host<float>(n, reps, nullptr);
+    return dbl ? run_host<double>(n, reps, nullptr, reinterpret_cast<DgemmFn>(fn))
+               : run_host<float>(n, reps, reinterpret_cast<SgemmFn>(fn), nullptr);
   }
   std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
   return 2;
