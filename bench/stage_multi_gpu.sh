@@ -7,7 +7,7 @@
 # usage: bench/stage_multi_gpu.sh BUILD_DIR DEST
 #   (e.g. build /work/main/.dev-mgpu2)
 # Build first: cmake --build BUILD_DIR -j2 --target myblas bench_multi_gpu bench_host_l3 \
-#   test_host_split test_multi_device pdgemm_check psgemm_check
+#   test_host_split test_multi_device test_host_level3_split pdgemm_check psgemm_check
 set -euo pipefail
 build=$(cd "$1" && pwd)
 dest=$2
@@ -18,7 +18,7 @@ cp "$build/src/libmyblas.so.0" "$dest/libmyblas.so.0"  # (the file, under the so
 for f in bench/bench_multi_gpu bench/bench_host_l3 tests/mpi/pdgemm_check tests/mpi/psgemm_check; do
   cp "$build/$f" "$dest/"
 done
-tests="test_host_split test_multi_device"
+tests="test_host_split test_multi_device test_host_level3_split"
 for t in $tests; do cp "$build/tests/backends/$t" "$dest/ctest/"; done
 strip --strip-unneeded "$dest/libmyblas.so.0" "$dest"/bench_multi_gpu "$dest"/bench_host_l3 "$dest"/p?gemm_check \
   "$dest"/ctest/test_*

@@ -6,6 +6,7 @@
 // several panels at small sizes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <complex>
 #include <random>
 #include <vector>
@@ -153,6 +154,86 @@ void all_options(unsigned seed) {
           check_plan<T>(Family::her2k, 'L', uplo, t, 'N', 0, 49, 19, beta, seed++);
         }
       }
+}
+
+// ---- the panels of a call split over GPUs (deal_panels) ----
+
+// Every panel dealt exactly once, each GPU's list in panel order, and the GPUs' work within one
+// panel's cost of each other.
+void check_deal(const std::vector<Panel>& panels, size_t gpus) {
+  SCOPED_TRACE(std::to_string(panels.size()) + " panels over " + std::to_string(gpus) + " GPUs");
+  const std::vector<std::vector<size_t>> lists = deal_panels(panels, gpus);
+  ASSERT_EQ(lists.size(), gpus);
+  std::vector<int> seen(panels.size(), 0);
+  double most = 0, least = 1e300, biggest = 0;
+  for (const auto& l : lists) {
+    EXPECT_TRUE(std::is_sorted(l.begin(), l.end()));
+    double load = 0;
+    for (size_t t : l) {
+      ASSERT_LT(t, panels.size());
+      ++seen[t];
+      load += panel_cost(panels[t]);
+    }
+    most = std::max(most, load);
+    least = std::min(least, load);
+  }
+  for (const Panel& pan : panels) biggest = std::max(biggest, panel_cost(pan));
+  for (size_t t = 0; t < panels.size(); ++t) EXPECT_EQ(seen[t], 1) << "panel " << t;
+  EXPECT_LE(most - least, biggest * (1 + 1e-12));
+  if (panels.size() >= gpus)
+    for (const auto& l : lists) EXPECT_FALSE(l.empty()) << "a GPU without panels although there are enough";
+}
+
+TEST(HostLevel3Plan, PanelCount) {
+  EXPECT_EQ(panel_width(16384), 2048);
+  EXPECT_EQ(panel_width(16384, 256, 16), 1024);  // two GPUs: twice the panels
+  EXPECT_EQ(panel_width(16384, 256, 32), 512);
+  EXPECT_EQ(panel_width(2001, 256, 16), 256);     // never narrower than min_width
+  EXPECT_EQ(panel_width(100, 256, 16), 100);      // all of it
+  EXPECT_EQ(panel_width(100000, 256, 8), 4096);   // at most 4096
+}
+
+TEST(HostLevel3Plan, DealtToGpus) {
+  // A lower rank-k update (panels shrink along the triangle), an upper one, and a right-side
+  // TRSM (equal row panels, the last narrower), cut for two and three GPUs.
+  const int n = 2001, k = 65, m = 301;
+  std::vector<float> a(size_t(n) * (k + 3)), c(size_t(n + 1) * n);
+  for (char uplo : {'L', 'U'}) {
+    BlasProblem p;
+    p.family = Family::syrk;
+    p.type = Dtype::s;
+    p.uplo = uplo;
+    p.n = p.m = n;
+    p.k = k;
+    p.alpha = Scalar{1, 0};
+    p.beta = Scalar{0.5, 0};
+    p.a = a.data(), p.lda = n;
+    p.c = c.data(), p.ldc = n + 1;
+    for (size_t gpus : {size_t(1), size_t(2), size_t(3)}) {
+      const std::vector<Panel> panels = make_panels(p, 256, 8 * int(gpus));
+      EXPECT_EQ(panels.size(), 8u);  // 256-wide: min_width bounds the count at this size
+      check_deal(panels, gpus);
+    }
+  }
+  BlasProblem t;
+  t.family = Family::trsm;
+  t.type = Dtype::s;
+  t.side = 'R', t.uplo = 'U', t.ta = 'N', t.diag = 'N';
+  t.m = n, t.n = m;
+  t.alpha = Scalar{1, 0};
+  std::vector<float> ta(size_t(m) * m), tb(size_t(n) * m);
+  t.a = ta.data(), t.lda = m;
+  t.c = tb.data(), t.ldc = n;
+  const std::vector<Panel> rows = make_panels(t, 256, 16);
+  EXPECT_EQ(rows.size(), 8u);
+  check_deal(rows, 2);
+  check_deal(rows, 3);
+  // Fewer panels than GPUs: some GPUs get none, each panel still goes exactly once.
+  check_deal(std::vector<Panel>(rows.begin(), rows.begin() + 2), 3);
+  // One GPU: every panel, in order.
+  const std::vector<std::vector<size_t>> one = deal_panels(rows, 1);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].size(), rows.size());
 }
 
 TEST(HostLevel3Plan, Float) { all_options<float>(100); }

@@ -12,10 +12,16 @@
 // neighbouring panels overlap. If the GPU fails part-way, the panels it finished are final and
 // the others untouched (their outputs are staged back only once complete), so exactly those
 // sub-calls run on the CPU.
+// Across GPUs (host_split.h's policy: the chosen GPUs, calls of MYBLAS_SPLIT_MIN multiply-adds
+// and more), twice as many panels per GPU are cut and dealt to the GPUs by their cost
+// (deal_panels); each GPU makes its own resident copy of the shared operands and runs its panels
+// exactly as one GPU runs all of them, with its own streams, buffers and copy threads. A GPU that
+// fails leaves its unfinished panels to one that did not, else to the CPU.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <vector>
 
 #include "backends/cpu/cpu_backend.h"
@@ -24,6 +30,7 @@
 #include "backends/cuda/gpu_call.h"
 #include "backends/cuda/host_level3_plan.h"
 #include "backends/cuda/host_pipeline.h"
+#include "backends/cuda/host_split.h"
 #include "core/log.h"
 #include "core/thread_pool.h"
 
@@ -64,28 +71,43 @@ struct Slot {
   int panel = -1;       // in flight, its output in pout
 };
 
-}  // namespace
-
-bool host_level3(const BlasProblem& p, std::string* why) {
+// Runs panels[t] for every t in `mine` on GPU `dev` (the calling thread's current device is the
+// same afterwards), from the calling thread with its copy lane; marks in *finished the panels
+// whose output is final in the caller's memory. False, with *why, if the GPU failed: the panels
+// of `mine` not marked are untouched.
+bool run_panels(const BlasProblem& p, const std::vector<Panel>& all_panels, const std::vector<size_t>& mine, int dev,
+                std::vector<char>* finished_out, std::string* why) {
   const size_t es = p.elem_size();
-  std::string ignored;
   const CublasApi* api = cublas_api(why);
   if (!api) return false;
-  const std::vector<Panel> panels = make_panels(p);
-  if (panels.empty()) {
-    *why = std::string("no panel plan for ") + routine_name(p.routine());
-    return false;
-  }
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) {
+  int saved = -1;
+  if (cudaGetDevice(&saved) != cudaSuccess) {
     *why = note_cuda_error(cudaGetLastError(), "cudaGetDevice");
     return false;
   }
+  if (saved != dev) {
+    const cudaError_t e = cudaSetDevice(dev);
+    if (e != cudaSuccess) {
+      *why = note_cuda_error(e, "cudaSetDevice");
+      return false;
+    }
+  }
+  struct Restore {
+    int saved, dev;
+    ~Restore() {
+      if (saved != dev) cudaSetDevice(saved);
+    }
+  } restore{saved, dev};
+  auto panel = [&](size_t t) -> const Panel& { return all_panels[mine[t]]; };  // this GPU's t-th
   PoolAwake copy_threads_awake;
-  std::vector<char> finished(panels.size(), 0);
   bool ok = true;
+  int issued = 0;  // panels queued for their download on this GPU
+  // Test-only MYBLAS_TEST_FAULT: the step's point fails it at once; "pipeline" fails the download
+  // of this GPU's fourth panel, when its first is final (as the GEMM pipeline's does).
   auto check = [&](const char* point, cudaError_t e, const char* what) {
-    const bool injected = fault_injected_on(point, dev) && e == cudaSuccess;
+    const bool injected = (fault_injected_on(point, dev) || (issued >= 3 && std::strcmp(what, "download") == 0 &&
+                                                            fault_injected_on("pipeline", dev))) &&
+                          e == cudaSuccess;
     if (ok && (injected || e != cudaSuccess))
       *why = injected ? std::string("injected fault at ") + point + " (" + what + ")" : note_cuda_error(e, what);
     if (injected || e != cudaSuccess) ok = false;
@@ -149,15 +171,15 @@ bool host_level3(const BlasProblem& p, std::string* why) {
     const int t = s.panel;
     s.panel = -1;
     if (!check("sync", cudaEventSynchronize(s.done), "the panel on the GPU")) return;
-    const Rect& o = panels[size_t(t)].out;
+    const Rect& o = panel(size_t(t)).out;
     host_copy(const_cast<void*>(o.host), o.ld, s.pout.get(), o.rows, o.rows, o.cols, es);
-    finished[size_t(t)] = 1;
+    (*finished_out)[mine[size_t(t)]] = 1;
   };
-  for (size_t t = 0; ok && t < panels.size(); ++t) {
+  for (size_t t = 0; ok && t < mine.size(); ++t) {
     Slot& s = slots[t % kSlots];
     retire(s);
     if (!ok) break;
-    const Panel& pan = panels[t];
+    const Panel& pan = panel(t);
     size_t in_elems = 0;
     for (const Rect& r : pan.in) in_elems += size_t(r.rows) * size_t(r.cols);
     const size_t out_elems = size_t(pan.out.rows) * size_t(pan.out.cols);
@@ -228,6 +250,7 @@ bool host_level3(const BlasProblem& p, std::string* why) {
         !check("copy", cudaEventRecord(s.done, s.stream), "cudaEventRecord"))
       break;
     s.panel = int(t);
+    ++issued;
   }
   for (Slot& s : slots) retire(s);
   for (Slot& s : slots) {
@@ -241,12 +264,107 @@ bool host_level3(const BlasProblem& p, std::string* why) {
   }
   if (resident_done) cudaEventDestroy(resident_done);
   cudaGetLastError();
+  return ok;
+}
+
+// One GPU's part of a split call.
+struct Share {
+  int device = 0;
+  std::vector<size_t> panels;
+  bool ok = false;
+  std::string why;
+  std::exception_ptr error;
+};
+
+// The panels not marked finished among `of`.
+std::vector<size_t> unfinished(const std::vector<size_t>& of, const std::vector<char>& finished) {
+  std::vector<size_t> left;
+  for (size_t t : of)
+    if (!finished[t]) left.push_back(t);
+  return left;
+}
+
+}  // namespace
+
+bool host_level3(const BlasProblem& p, std::string* why) {
+  std::vector<int> devices = split_devices(p.macs());
+  std::vector<Panel> panels = make_panels(p, 256, 8 * int(std::max<size_t>(1, devices.size())));
+  if (panels.empty()) {
+    *why = std::string("no panel plan for ") + routine_name(p.routine());
+    return false;
+  }
+  std::vector<Share> shares;
+  if (devices.size() >= 2) {
+    std::vector<std::vector<size_t>> lists = deal_panels(panels, devices.size());
+    for (size_t i = 0; i < lists.size(); ++i)
+      if (!lists[i].empty()) shares.push_back({devices[i], std::move(lists[i])});
+  }
+  std::vector<char> finished(panels.size(), 0);
+  bool ok = false;
+  if (shares.size() < 2) {  // one GPU (or one panel): all panels on the current device
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+      *why = note_cuda_error(cudaGetLastError(), "cudaGetDevice");
+      return false;
+    }
+    std::vector<size_t> all(panels.size());
+    for (size_t t = 0; t < all.size(); ++t) all[t] = t;
+    ok = run_panels(p, panels, all, dev, &finished, why);
+  } else {
+    const size_t g = shares.size();
+    std::vector<int> used;
+    for (const Share& s : shares) used.push_back(s.device);
+    if (verbose()) {
+      std::string deal;
+      for (const Share& s : shares) {
+        deal += strformat("%s%d:", deal.empty() ? "" : " ", s.device);
+        for (size_t k = 0; k < s.panels.size(); ++k) deal += strformat("%s%zu", k ? "," : "", s.panels[k]);
+      }
+      log_line(strformat("%s m=%lld n=%lld k=%lld split over %zu GPUs (GPU:panels %s of %zu)", routine_name(p.routine()),
+                         (long long)p.m, (long long)p.n, (long long)p.k, g, deal.c_str(), panels.size()));
+    }
+    run_on_devices(used, [&](size_t i) {
+      Share& s = shares[i];
+      try {
+        CopyLane copy_lane(i + 1, g);
+        s.ok = run_panels(p, panels, s.panels, s.device, &finished, &s.why);
+      } catch (...) {
+        s.error = std::current_exception();
+      }
+    });
+    for (const Share& s : shares)
+      if (s.error) std::rethrow_exception(s.error);
+    // A failed GPU's unfinished panels go to the first GPU that did not fail.
+    const Share* failed = nullptr;
+    const Share* healthy = nullptr;
+    std::vector<size_t> left;
+    for (const Share& s : shares) {
+      if (s.ok && !healthy) healthy = &s;
+      if (!s.ok && !failed) failed = &s;
+      if (!s.ok) {
+        const std::vector<size_t> l = unfinished(s.panels, finished);
+        left.insert(left.end(), l.begin(), l.end());
+      }
+    }
+    ok = !failed;
+    if (failed) {
+      *why = failed->why;
+      if (healthy) {
+        std::sort(left.begin(), left.end());
+        warn_once("split:" + failed->why, strformat("%s on GPU %d: %s; its unfinished part runs on GPU %d",
+                                                    routine_name(p.routine()), failed->device, failed->why.c_str(),
+                                                    healthy->device));
+        ok = run_panels(p, panels, left, healthy->device, &finished, why);
+      }
+    }
+  }
   if (ok) return true;
   size_t left = 0;
   for (char f : finished) left += f ? 0 : 1;
   if (left == panels.size()) return false;  // nothing written: the caller redoes the whole call
   warn_once("host-l3:" + *why, std::string(routine_name(p.routine())) + " on the GPU: " + *why +
                                    "; completing the unfinished panels on the CPU");
+  std::string ignored;
   for (size_t t = 0; t < panels.size(); ++t)
     if (!finished[t])
       for (const BlasProblem& q : panels[t].calls) {

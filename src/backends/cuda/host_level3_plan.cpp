@@ -1,6 +1,7 @@
 #include "backends/cuda/host_level3_plan.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace myblas {
 
@@ -13,14 +14,15 @@ const unsigned char* at(const void* base, int64_t i, int64_t j, int64_t ld, size
 }  // namespace
 
 // (Narrower panels leave cuBLAS too little to do per call.)
-int panel_width(int64_t extent, int min_width) {
-  int64_t w = (extent + 7) / 8;
+int panel_width(int64_t extent, int min_width, int count) {
+  const int64_t parts = std::max(1, count);
+  int64_t w = (extent + parts - 1) / parts;
   w = (w + 63) / 64 * 64;
-  if (min_width < 64) w = (extent + 7) / 8;  // (narrow test panels: no rounding)
+  if (min_width < 64) w = (extent + parts - 1) / parts;  // (narrow test panels: no rounding)
   return int(std::max<int64_t>(std::min<int64_t>(extent, min_width), std::min<int64_t>(w, 4096)));
 }
 
-std::vector<Panel> make_panels(const BlasProblem& p, int min_width) {
+std::vector<Panel> make_panels(const BlasProblem& p, int min_width, int count) {
   const size_t es = p.elem_size();
   std::vector<Panel> panels;
   const bool read_c = !p.beta.zero();
@@ -29,7 +31,7 @@ std::vector<Panel> make_panels(const BlasProblem& p, int min_width) {
       const bool left = p.side == 'L';
       const bool tri = p.family == Family::trmm || p.family == Family::trsm;
       const int64_t extent = left ? p.n : p.m;
-      const int w = panel_width(extent, min_width);
+      const int w = panel_width(extent, min_width, count);
       for (int64_t s0 = 0; s0 < extent; s0 += w) {
         const int ws = int(std::min<int64_t>(w, extent - s0));
         const int64_t i0 = left ? 0 : s0, j0 = left ? s0 : 0;
@@ -58,7 +60,7 @@ std::vector<Panel> make_panels(const BlasProblem& p, int min_width) {
       auto rows_of = [&](const void* x, int64_t ldx, int64_t r0) { return nt ? at(x, r0, 0, ldx, es) : at(x, 0, r0, ldx, es); };
       const char t_other = nt ? (herm ? 'C' : 'T') : 'N';  // the GEMM's second operand's op
       const char t_first = nt ? 'N' : p.ta;
-      const int w = panel_width(p.n, min_width);
+      const int w = panel_width(p.n, min_width, count);
       for (int64_t c0 = 0; c0 < p.n; c0 += w) {
         const int ws = int(std::min<int64_t>(w, p.n - c0));
         // The rest of the panel: rows c0+ws..n (lower) or 0..c0 (upper).
@@ -129,6 +131,29 @@ void resident_blocks(const BlasProblem& p, std::vector<Rect>* whole, std::vector
     for (int j0 = 0; j0 < b.cols; j0 += chunk)
       chunks->push_back({at(p.b, 0, j0, p.ldb, es), p.ldb, b.rows, std::min(chunk, b.cols - j0)});
   }
+}
+
+double panel_cost(const Panel& pan) {
+  double c = 0;
+  for (const BlasProblem& q : pan.calls) c += q.macs();
+  return c;
+}
+
+std::vector<std::vector<size_t>> deal_panels(const std::vector<Panel>& panels, size_t gpus) {
+  std::vector<std::vector<size_t>> lists(std::max<size_t>(1, gpus));
+  std::vector<size_t> order(panels.size());
+  std::iota(order.begin(), order.end(), size_t(0));
+  std::vector<double> cost(panels.size());
+  for (size_t t = 0; t < panels.size(); ++t) cost[t] = panel_cost(panels[t]);
+  std::stable_sort(order.begin(), order.end(), [&cost](size_t a, size_t b) { return cost[a] > cost[b]; });
+  std::vector<double> load(lists.size(), 0);
+  for (size_t t : order) {
+    const size_t g = size_t(std::min_element(load.begin(), load.end()) - load.begin());
+    lists[g].push_back(t);
+    load[g] += cost[t];
+  }
+  for (auto& l : lists) std::sort(l.begin(), l.end());
+  return lists;
 }
 
 }  // namespace myblas

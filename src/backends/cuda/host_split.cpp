@@ -245,16 +245,11 @@ std::vector<int> split_columns(int n, int gpus) {
   return first;
 }
 
-bool host_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::string* why) {
+std::vector<int> split_devices(double macs) {
   const DeviceChoice& choice = device_choice();
+  if (choice.devices.size() < 2 || macs < double(choice.split_min)) return {};
   std::vector<int> devices = choice.devices;
-  const uint64_t volume = uint64_t(p.m) * uint64_t(p.n) * uint64_t(p.k);
-  if (devices.size() < 2 || volume < choice.split_min) return pipeline_gemm(p, unfinished, why);
-  const std::vector<int> first = split_columns(p.n, int(devices.size()));
-  const size_t g = first.size() - 1;
-  if (g < 2) return pipeline_gemm(p, unfinished, why);
-  unfinished->clear();
-  // The calling thread takes the block of its current device (the first chosen GPU when
+  // The calling thread takes the share of its current device (the first chosen GPU when
   // MYBLAS_DEVICES or a launcher chose; else the thread's own) when that is one of them.
   int current = -1;
   if (cudaGetDevice(&current) == cudaSuccess) {
@@ -263,6 +258,34 @@ bool host_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::strin
   } else {
     cudaGetLastError();
   }
+  return devices;
+}
+
+void run_on_devices(const std::vector<int>& devices, const std::function<void(size_t)>& task) {
+  const size_t g = devices.size();
+  // Workers are taken in device order, so that concurrent split calls cannot wait on each other
+  // in a cycle; the calling thread's own share needs none.
+  std::vector<size_t> order;
+  for (size_t i = 1; i < g; ++i) order.push_back(i);
+  std::sort(order.begin(), order.end(), [&devices](size_t a, size_t b) { return devices[a] < devices[b]; });
+  std::vector<std::unique_lock<std::mutex>> turns;
+  std::vector<Worker*> workers(g, nullptr);
+  for (size_t i : order) {
+    workers[i] = worker_for(devices[i]);
+    turns.emplace_back(workers[i]->turn);
+  }
+  for (size_t i = 1; i < g; ++i) workers[i]->start([&task, i] { task(i); });
+  if (g > 0) task(0);
+  for (size_t i = 1; i < g; ++i) workers[i]->wait();
+}
+
+bool host_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::string* why) {
+  std::vector<int> devices = split_devices(double(p.m) * double(p.n) * double(p.k));
+  if (devices.size() < 2) return pipeline_gemm(p, unfinished, why);
+  const std::vector<int> first = split_columns(p.n, int(devices.size()));
+  const size_t g = first.size() - 1;
+  if (g < 2) return pipeline_gemm(p, unfinished, why);
+  unfinished->clear();
   devices.resize(g);
   std::vector<Share> shares(g);
   for (size_t i = 0; i < g; ++i) {
@@ -290,22 +313,7 @@ bool host_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::strin
       s->error = std::current_exception();
     }
   };
-  {
-    // Workers are taken in device order, so that concurrent split calls cannot wait on each other
-    // in a cycle; the calling thread's own block needs none.
-    std::vector<size_t> order;
-    for (size_t i = 1; i < g; ++i) order.push_back(i);
-    std::sort(order.begin(), order.end(), [&shares](size_t a, size_t b) { return shares[a].device < shares[b].device; });
-    std::vector<std::unique_lock<std::mutex>> turns;
-    std::vector<Worker*> workers(g, nullptr);
-    for (size_t i : order) {
-      workers[i] = worker_for(shares[i].device);
-      turns.emplace_back(workers[i]->turn);
-    }
-    for (size_t i = 1; i < g; ++i) workers[i]->start([&run_share, &shares, i] { run_share(&shares[i], i + 1); });
-    run_share(&shares[0], 1);
-    for (size_t i = 1; i < g; ++i) workers[i]->wait();
-  }
+  run_on_devices(devices, [&run_share, &shares](size_t i) { run_share(&shares[i], i + 1); });
   shared_a.release();
   for (const Share& s : shares)
     if (s.error) std::rethrow_exception(s.error);

@@ -7,6 +7,8 @@
 // A GPU that fails leaves its block's unfinished tiles to a GPU that did not fail; what no GPU
 // could finish is returned to the caller, which computes it on the CPU.
 #pragma once
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,5 +27,17 @@ bool host_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::strin
 // the end), blocks of equal width rounded to 64 columns; fewer blocks when n has fewer than 64
 // columns per GPU. One block means no split.
 std::vector<int> split_columns(int n, int gpus);
+
+// The GPUs a host-array call of `macs` multiply-adds is split over: the chosen GPUs
+// (device_choice()), the calling thread's current GPU first when it is one of them, if there are
+// several and macs >= MYBLAS_SPLIT_MIN; else empty (the call runs on the current device alone).
+// GEMM and the other Level-3 routines on host arrays share this policy.
+std::vector<int> split_devices(double macs);
+
+// Runs task(i) for every i < devices.size() at once and returns when all have returned:
+// task(0) on the calling thread, each other on the host thread kept for devices[i] (made once
+// per device and process, so that the streams and cuBLAS handles kept per thread and device are
+// made once). A task selects its GPU and copy lane itself and must not throw.
+void run_on_devices(const std::vector<int>& devices, const std::function<void(size_t)>& task);
 
 }  // namespace myblas
