@@ -19,13 +19,14 @@
 #     bench_multi_gpu device: cuBLAS's own time for each GPU's share on device operands.
 #  3. host-array SGEMM and DGEMM NN (beta 0) at 16384 and 32768 through libmyblas
 #     (MYBLAS_BACKEND=cublas) with MYBLAS_DEVICES=0 and 0,1.
-#  4. the same through NVBLAS over OpenBLAS (NVBLAS_GPU_LIST 0, then 0 1): 16384 first; 32768
-#     only where the time measured at 16384 (times 8, for each call) leaves room, 2 GPUs first.
+#  4. the same through NVBLAS over OpenBLAS with NVBLAS_GPU_LIST "0 1" at 16384.
 #  5. ScaLAPACK, 2 ranks: PDGEMM, then PDGETRF, each with one GPU per rank (the default mapping)
 #     and with both ranks on GPU 0 (MYBLAS_DEVICES=0).
 #  6. host-array DSYRK and DTRSM 16384 through libmyblas on GPU 0 and on GPUs 0 and 1.
+#  7. NVBLAS with NVBLAS_GPU_LIST "0" at 16384; then at 32768 (2 GPUs first) only where the time
+#     measured at 16384 (times 8 for each of a warm-up and one timed call) leaves room.
 # Writes under OUT (3 files): multi_gpu.txt (every step's output), summary.txt (the table of
-# bounds and ratios, each step's status), logs.tar.gz (ctest's and MPI's full logs).
+# bounds and ratios, each step's status), logs.tar.gz (ctest's logs, libmyblas's MYBLAS_VERBOSE logs).
 set -u
 dir=$(cd "${1:-.dev-mgpu2}" && pwd)
 out=${2:-${OUT:-./multi-gpu-out}}
@@ -83,9 +84,9 @@ mkdir -p "$ct"
 cp "$dir"/ctest/test_* "$ct/"
 sed -e "s#@CT@#$ct#g" -e "s#@SRC@#$PWD#g" "$dir/ctest/CTestTestfile.cmake.in" > "$ct/CTestTestfile.cmake"
 names=$(sed 's/ /|/g' "$dir/ctest/programs")
-step 100 "ctest: the two-GPU entries (labels gpu, multigpu)" \
+step 150 "ctest: the two-GPU entries (labels gpu, multigpu)" \
   bash -c 'cd "$1" && ctest -L gpu -R "$2" --timeout 45 --output-on-failure' - "$ct" "^($names)[.]"
-grep -h -E '^ *[0-9]+/[0-9]+ Test|tests passed|Failed|SKIPPED' "$raw" | sed 's/^/  /' | tail -40 >> "$summary"
+grep -h -E '^ *[0-9]+/[0-9]+ Test|tests passed|Failed|SKIPPED' "$raw" | sed 's/^/  /' | tail -40 | tee -a "$summary"
 
 # ---- 2. the bound: staging rates and the products' own time ----
 b=$dir/bench_multi_gpu
@@ -127,10 +128,7 @@ median_of() {  # median_of <lib label> <p> <n> <devices>
 if [ -z "$nvblas" ] || [ -z "$openblas" ]; then
   say "SKIPPED NVBLAS: libnvblas (${nvblas:-missing}) or OpenBLAS (${openblas:-missing}) not found"
 else
-  for p in s d; do
-    nv 16384 2 $p "0 1" 40
-    nv 16384 2 $p "0" 50
-  done
+  for p in s d; do nv 16384 2 $p "0 1" 40; done
 fi
 
 # ---- 5. ScaLAPACK under mpirun, one GPU per rank against both on GPU 0 ----
@@ -138,11 +136,11 @@ if [ -f "$dir/mpi/env.sh" ]; then
   for what in gemm getrf; do
     n=8192 nb=1024
     [ $what = getrf ] && nb=512
-    step 105 "ScaLAPACK PD$what N=$n NB=$nb, 2 ranks (own GPU each, then both on GPU 0)" \
-      env MYBLAS_MPI_ENV="$dir/mpi/env.sh" MYBLAS_MPI_TIMEOUT=45 \
+    step 95 "ScaLAPACK PD$what N=$n NB=$nb, 2 ranks (own GPU each, then both on GPU 0)" \
+      env MYBLAS_MPI_ENV="$dir/mpi/env.sh" MYBLAS_MPI_TIMEOUT=40 \
       bash tests/mpi/run_pdgemm.sh "$dir/pdgemm_check" "$lib" gpu $n $nb 2 $what
   done
-  grep -h -E '^== |rank [01]: |PDGEMM|PDGETRF|FAILED|PASSED|SKIPPED' "$raw" | grep -v '^=== ' | sed 's/^/  /' >> "$summary"
+  grep -h -E '^== |rank [01]: |PDGEMM|PDGETRF|FAILED|PASSED|SKIPPED' "$raw" | grep -v '^=== ' | sed 's/^/  /' | tee -a "$summary"
 else
   say "SKIPPED MPI: no $dir/mpi/env.sh (bench/stage_multi_gpu.sh packs it)"
 fi
@@ -153,8 +151,9 @@ for d in 0 0,1; do
     LD_PRELOAD="$lib" "$dir/bench_host_l3" "ours-devices-$d" --routines dsyrk,dtrsm --sizes 16384
 done
 
-# ---- 4 (continued): NVBLAS at 32768, 2 GPUs first, where the time left allows ----
+# ---- 4 (continued): NVBLAS on 1 GPU at 16384; at 32768, 2 GPUs first, where the time left allows ----
 if [ -n "$nvblas" ] && [ -n "$openblas" ]; then
+  for p in s d; do nv 16384 2 $p "0" 50; done
   for cfg in "s 0_1" "d 0_1" "s 0" "d 0"; do
     p=${cfg% *} list=${cfg#* }
     list=${list//_/ }
