@@ -64,7 +64,7 @@ void fill(T* p, size_t n, uint64_t seed) {
 // `go` (cudaHostAlloc takes the driver's lock; 32 threads making theirs inside the timed
 // interval measured the allocations, not the copies).
 void stage_lane(bool upload, unsigned char* host, unsigned char* dev, size_t bytes, size_t piece, int gpu,
-                std::atomic<int>* ready, const std::atomic<bool>* go) {
+                std::atomic<int>* ready, const std::atomic<bool>* go, int lanes) {
   CK(cudaSetDevice(gpu));
   cudaStream_t s;
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -98,6 +98,9 @@ void stage_lane(bool upload, unsigned char* host, unsigned char* dev, size_t byt
   for (int k = 0; k < 2; ++k)
     if (!upload && pending_off[k] != SIZE_MAX) std::memcpy(host + pending_off[k], pin[k], pending_len[k]);
   ready->fetch_add(1);  // (counted twice: done)
+  // The pinned buffers go only when every lane is done: freeing them can wait for the device,
+  // which would hold up the lanes still copying.
+  while (ready->load() < 2 * lanes) std::this_thread::yield();
   for (int k = 0; k < 2; ++k) {
     CK(cudaFreeHost(pin[k]));
     CK(cudaEventDestroy(ev[k]));
@@ -122,7 +125,7 @@ double stage_rate(Way way, int gpus, size_t bytes, unsigned threads, std::vector
     for (unsigned t = 0; t < threads; ++t) {
       const size_t lo = bytes * t / threads / piece * piece, hi = t + 1 == threads ? bytes : bytes * (t + 1) / threads / piece * piece;
       const bool upload = way == Way::up || (way == Way::mixed && t % 3 != 2);
-      lanes.emplace_back(stage_lane, upload, host[size_t(g)] + lo, dev[size_t(g)] + lo, hi - lo, piece, g, &ready, &go);
+      lanes.emplace_back(stage_lane, upload, host[size_t(g)] + lo, dev[size_t(g)] + lo, hi - lo, piece, g, &ready, &go, n);
     }
   while (ready.load() < n) std::this_thread::yield();
   const Clock::time_point t0 = Clock::now();

@@ -71,12 +71,110 @@ struct Slot {
   int panel = -1;       // in flight, its output in pout
 };
 
+// The shared operands (resident_blocks) of a split call on every GPU, staged from the caller's
+// memory once: each chunk is copied into a pinned buffer once and sent from there to every GPU.
+// Staged by each GPU's own run, they would cost the host one pass per GPU, and on multi-GPU hosts
+// the host's memory bandwidth, not PCIe, bounds host-array calls. Empty when they do not fit in
+// 40% of a GPU's free memory or a step fails: each GPU then stages its own, as one GPU does.
+class SharedOperands {
+ public:
+  SharedOperands() = default;
+  SharedOperands(const SharedOperands&) = delete;
+  SharedOperands& operator=(const SharedOperands&) = delete;
+  ~SharedOperands() { release(); }
+
+  // From the calling thread (its copy threads copy); restores the current device.
+  void upload(const BlasProblem& p, const std::vector<int>& devices) {
+    const size_t es = p.elem_size(), g = devices.size();
+    int saved = -1;
+    if (cudaGetDevice(&saved) != cudaSuccess) {
+      cudaGetLastError();
+      return;
+    }
+    std::vector<Rect> whole, chunks;
+    resident_blocks(p, &whole, &chunks);
+    size_t bytes = 0, biggest = 0;
+    for (const Rect& r : whole) bytes += size_t(r.rows) * size_t(r.cols) * es;
+    for (const Rect& r : chunks) biggest = std::max(biggest, size_t(r.rows) * size_t(r.cols) * es);
+    devices_ = devices;
+    bufs_.assign(g, {});
+    maps_.assign(g, {});
+    std::vector<cudaStream_t> streams(g, nullptr);
+    std::vector<cudaEvent_t> sent[2] = {std::vector<cudaEvent_t>(g, nullptr), std::vector<cudaEvent_t>(g, nullptr)};
+    bool ok = true;
+    for (size_t i = 0; ok && i < g; ++i) {
+      size_t free_b = 0, total = 0;
+      ok = cudaSetDevice(devices[i]) == cudaSuccess && cudaMemGetInfo(&free_b, &total) == cudaSuccess &&
+           bytes <= free_b / 10 * 4 &&
+           cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking) == cudaSuccess &&
+           cudaEventCreateWithFlags(&sent[0][i], cudaEventDisableTiming) == cudaSuccess &&
+           cudaEventCreateWithFlags(&sent[1][i], cudaEventDisableTiming) == cudaSuccess;
+      for (size_t w = 0; ok && w < whole.size(); ++w) {
+        void* d = nullptr;
+        ok = cudaMalloc(&d, size_t(whole[w].rows) * size_t(whole[w].cols) * es) == cudaSuccess;
+        if (ok) {
+          bufs_[i].push_back(d);
+          maps_[i].push_back({whole[w], static_cast<char*>(d), whole[w].rows});
+        }
+      }
+    }
+    Pinned stage[2];
+    for (Pinned& st : stage)
+      if (ok) ok = st.acquire(biggest) == cudaSuccess;
+    for (size_t c = 0; ok && c < chunks.size(); ++c) {
+      const Rect& r = chunks[c];
+      const int b = int(c % 2);
+      for (size_t i = 0; ok && c >= 2 && i < g; ++i) ok = cudaEventSynchronize(sent[b][i]) == cudaSuccess;
+      if (!ok) break;
+      host_copy(stage[b].get(), r.rows, r.host, r.ld, r.rows, r.cols, es);
+      for (size_t i = 0; ok && i < g; ++i) {
+        const void* d = nullptr;
+        int64_t dld = 0;
+        ok = translate(maps_[i], r.host, es, &d, &dld) && cudaSetDevice(devices[i]) == cudaSuccess &&
+             cudaMemcpy2DAsync(const_cast<void*>(d), size_t(dld) * es, stage[b].get(), size_t(r.rows) * es,
+                               size_t(r.rows) * es, size_t(r.cols), cudaMemcpyHostToDevice, streams[i]) == cudaSuccess &&
+             cudaEventRecord(sent[b][i], streams[i]) == cudaSuccess;
+      }
+    }
+    for (size_t i = 0; i < g; ++i)  // (also: no copy still reads the pinned buffers)
+      if (streams[i] && cudaStreamSynchronize(streams[i]) != cudaSuccess) ok = false;
+    for (size_t i = 0; i < g; ++i) {
+      for (int b = 0; b < 2; ++b)
+        if (sent[b][i]) cudaEventDestroy(sent[b][i]);
+      if (streams[i]) cudaStreamDestroy(streams[i]);
+    }
+    if (!ok) {
+      cudaGetLastError();  // (each GPU stages its own; a sticky error shows again there)
+      release();
+    }
+    cudaSetDevice(saved);
+  }
+  // GPU i's device copies, or nullptr when the upload did not happen.
+  const std::vector<Mapped>* on(size_t i) const { return maps_.empty() ? nullptr : &maps_[i]; }
+  void release() {
+    int saved = -1;
+    if (cudaGetDevice(&saved) != cudaSuccess) cudaGetLastError();
+    for (size_t i = 0; i < bufs_.size(); ++i)
+      for (void* d : bufs_[i])
+        if (!gpu_lost() && cudaSetDevice(devices_[i]) == cudaSuccess) cudaFree(d);
+    if (saved >= 0) cudaSetDevice(saved);
+    bufs_.clear();
+    maps_.clear();
+  }
+
+ private:
+  std::vector<int> devices_;
+  std::vector<std::vector<void*>> bufs_;   // [GPU i][block]: the shared blocks, packed
+  std::vector<std::vector<Mapped>> maps_;  // [GPU i]: where each block went
+};
+
 // Runs panels[t] for every t in `mine` on GPU `dev` (the calling thread's current device is the
 // same afterwards), from the calling thread with its copy lane; marks in *finished the panels
 // whose output is final in the caller's memory. False, with *why, if the GPU failed: the panels
-// of `mine` not marked are untouched.
+// of `mine` not marked are untouched. `shared`: the shared operands already on this GPU
+// (SharedOperands), else nullptr (they are staged here, overlapped with the first panels).
 bool run_panels(const BlasProblem& p, const std::vector<Panel>& all_panels, const std::vector<size_t>& mine, int dev,
-                std::vector<char>* finished_out, std::string* why) {
+                const std::vector<Mapped>* shared, std::vector<char>* finished_out, std::string* why) {
   const size_t es = p.elem_size();
   const CublasApi* api = cublas_api(why);
   if (!api) return false;
@@ -124,11 +222,12 @@ bool run_panels(const BlasProblem& p, const std::vector<Panel>& all_panels, cons
   // through two pinned buffers taking turns.
   std::vector<Rect> whole, chunks;
   resident_blocks(p, &whole, &chunks);
-  std::vector<DeviceBuffer> resident(whole.size());
+  std::vector<DeviceBuffer> resident(shared ? 0 : whole.size());
   std::vector<Mapped> maps;
+  if (shared) maps = *shared;
   cudaEvent_t resident_done = nullptr;
   if (ok) check("alloc", cudaEventCreateWithFlags(&resident_done, cudaEventDisableTiming), "cudaEventCreate");
-  for (size_t i = 0; ok && i < whole.size(); ++i) {
+  for (size_t i = 0; ok && i < resident.size(); ++i) {
     if (!check("alloc", resident[i].allocate(size_t(whole[i].rows) * size_t(whole[i].cols) * es, slots[0].stream),
                "device memory for A"))
       break;
@@ -142,8 +241,8 @@ bool run_panels(const BlasProblem& p, const std::vector<Panel>& all_panels, cons
     size_t biggest = 0;
     for (const Rect& r : chunks) biggest = std::max(biggest, size_t(r.rows) * size_t(r.cols) * es);
     for (Pinned& s : stage)
-      if (ok) check("pin", s.acquire(biggest), "pinned memory");
-    for (size_t c = 0; ok && c < chunks.size(); ++c) {
+      if (ok && !shared) check("pin", s.acquire(biggest), "pinned memory");
+    for (size_t c = 0; ok && !shared && c < chunks.size(); ++c) {
       const Rect& r = chunks[c];
       const int b = int(c % 2);
       if (c >= 2 && !check("sync", cudaEventSynchronize(staged[b]), "staging A")) break;
@@ -309,25 +408,31 @@ bool host_level3(const BlasProblem& p, std::string* why) {
     }
     std::vector<size_t> all(panels.size());
     for (size_t t = 0; t < all.size(); ++t) all[t] = t;
-    ok = run_panels(p, panels, all, dev, &finished, why);
+    ok = run_panels(p, panels, all, dev, nullptr, &finished, why);
   } else {
     const size_t g = shares.size();
     std::vector<int> used;
     for (const Share& s : shares) used.push_back(s.device);
+    SharedOperands shared;
+    {
+      PoolAwake copy_threads_awake;
+      shared.upload(p, used);
+    }
     if (verbose()) {
       std::string deal;
       for (const Share& s : shares) {
         deal += strformat("%s%d:", deal.empty() ? "" : " ", s.device);
         for (size_t k = 0; k < s.panels.size(); ++k) deal += strformat("%s%zu", k ? "," : "", s.panels[k]);
       }
-      log_line(strformat("%s m=%lld n=%lld k=%lld split over %zu GPUs (GPU:panels %s of %zu)", routine_name(p.routine()),
-                         (long long)p.m, (long long)p.n, (long long)p.k, g, deal.c_str(), panels.size()));
+      log_line(strformat("%s m=%lld n=%lld k=%lld split over %zu GPUs (GPU:panels %s of %zu; shared operands %s)",
+                         routine_name(p.routine()), (long long)p.m, (long long)p.n, (long long)p.k, g, deal.c_str(),
+                         panels.size(), shared.on(0) ? "staged once for all" : "staged by each"));
     }
     run_on_devices(used, [&](size_t i) {
       Share& s = shares[i];
       try {
         CopyLane copy_lane(i + 1, g);
-        s.ok = run_panels(p, panels, s.panels, s.device, &finished, &s.why);
+        s.ok = run_panels(p, panels, s.panels, s.device, shared.on(i), &finished, &s.why);
       } catch (...) {
         s.error = std::current_exception();
       }
@@ -354,7 +459,7 @@ bool host_level3(const BlasProblem& p, std::string* why) {
         warn_once("split:" + failed->why, strformat("%s on GPU %d: %s; its unfinished part runs on GPU %d",
                                                     routine_name(p.routine()), failed->device, failed->why.c_str(),
                                                     healthy->device));
-        ok = run_panels(p, panels, left, healthy->device, &finished, why);
+        ok = run_panels(p, panels, left, healthy->device, shared.on(size_t(healthy - shares.data())), &finished, why);
       }
     }
   }
