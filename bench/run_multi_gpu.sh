@@ -146,9 +146,11 @@ else
 fi
 
 # ---- 6. DSYRK and DTRSM on host arrays, one GPU and two ----
-for d in 0 0,1; do
+for d in 0 0,1; do  # (the label says how many GPUs: bench_host_l3 writes CSV)
   step 45 "libmyblas dsyrk,dtrsm 16384, MYBLAS_DEVICES=$d" env MYBLAS_BACKEND=cublas MYBLAS_DEVICES=$d \
-    LD_PRELOAD="$lib" "$dir/bench_host_l3" "ours-devices-$d" --routines dsyrk,dtrsm --sizes 16384
+    MYBLAS_VERBOSE=1 MYBLAS_LOG="$work/ours_l3_${d/,/_}.log" LD_PRELOAD="$lib" "$dir/bench_host_l3" \
+    "ours-gpus-$(( ${#d} / 2 + 1 ))" --routines dsyrk,dtrsm --sizes 16384
+  grep -m2 -E 'split over|warning' "$work/ours_l3_${d/,/_}.log" 2>/dev/null | sed 's/^/  /' >> "$raw"
 done
 
 # ---- 4 (continued): NVBLAS on 1 GPU at 16384; at 32768, 2 GPUs first, where the time left allows ----
@@ -200,7 +202,11 @@ fi
       }
     }' "$raw"
   echo
-  grep -h '^dsyrk\|^dtrsm' "$raw" | sed 's/^/  /'
+  echo "host-array DSYRK (uplo L, trans N) and DTRSM (side L, uplo L), n = k = 16384, beta 0.5, median ms:"
+  awk -F, '($1 == "dsyrk" || $1 == "dtrsm") && $2 ~ /^ours-gpus-/ { t[$1 " " $2] = $6 }
+    END { for (i = 1; i <= 2; ++i) { r = i == 1 ? "dsyrk" : "dtrsm"; one = t[r " ours-gpus-1"] + 0; two = t[r " ours-gpus-2"] + 0
+            printf "  %s: GPU 0 %s ms, GPUs 0,1 %s ms, 1 GPU / 2 GPUs %s\n", r, one ? one : "-", two ? two : "-",
+                   (one && two) ? sprintf("%.2fx", one / two) : "-" } }' "$raw"
 } | tee -a "$summary"
 
 # ---- logs ----
