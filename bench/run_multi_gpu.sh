@@ -140,7 +140,16 @@ if [ -f "$dir/mpi/env.sh" ]; then
       env MYBLAS_MPI_ENV="$dir/mpi/env.sh" MYBLAS_MPI_TIMEOUT=40 \
       bash tests/mpi/run_pdgemm.sh "$dir/pdgemm_check" "$lib" gpu $n $nb 2 $what
   done
-  grep -h -E '^== |rank [01]: |PDGEMM|PDGETRF|FAILED|PASSED|SKIPPED' "$raw" | grep -v '^=== ' | sed 's/^/  /' | tee -a "$summary"
+  # Each rank line with the time its bytes take at the staging rate measured for one GPU
+  # (both directions at once): what keeping the operands on the GPU across calls could save.
+  awk '$1 == "stage" && $2 == "gpus=1" { for (i = 1; i <= NF; ++i) if ($i ~ /^mixed_GBs=/) { split($i, kv, "="); rate = kv[2] } }
+       /^== |rank [01]: |PDGEMM|PDGETRF|FAILED|PASSED|SKIPPED/ && !/^=== / {
+         line = $0
+         if (line ~ /GB staged/ && rate > 0) {
+           for (i = 1; i <= NF; ++i) if ($(i + 1) == "GB" && $(i + 2) == "staged") gb = $i
+           line = line sprintf(" (%.0f ms at %.1f GB/s)", gb / rate * 1e3, rate)
+         }
+         print "  " line }' "$raw" | tee -a "$summary"
 else
   say "SKIPPED MPI: no $dir/mpi/env.sh (bench/stage_multi_gpu.sh packs it)"
 fi
