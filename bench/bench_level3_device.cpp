@@ -81,9 +81,11 @@ void fill(void* dev, char t, size_t n, double diag, unsigned seed) {
 }
 
 // Scalars of each type, by pointer (host memory).
+// (Aligned as cuComplex / cuDoubleComplex: cuBLAS's ZGEMV faults on a host scalar that is only
+// 8-byte aligned.)
 struct Scalars {
-  float s[2];
-  double d[2];
+  alignas(8) float s[2];
+  alignas(16) double d[2];
   const void* of(char t) const { return t == 's' || t == 'c' ? static_cast<const void*>(s) : d; }
 };
 

@@ -47,9 +47,9 @@ struct CublasApi {
 // nullptr when cuBLAS cannot be loaded (*why says why).
 const CublasApi* cublas_api(std::string* why);
 // This thread's handle for `device`, bound to `stream` and set to `math`; nullptr on failure.
-// FP32 routines use CUBLAS_PEDANTIC_MATH: under the default mode, NVIDIA_TF32_OVERRIDE=1 turns
-// SGEMM into TF32 (measured on the H100: 20x over the FP32 error bound). HGEMM uses
-// CUBLAS_DEFAULT_MATH (FP16 tensor cores, FP32 accumulation) without reduced-precision reductions.
+// Callers pass math_mode(type) (cublas_backend.h: the default mode, pedantic for FP32 data when the
+// environment asks cuBLAS for TF32); HGEMM CUBLAS_DEFAULT_MATH (FP16 tensor cores, FP32
+// accumulation) without reduced-precision reductions.
 // On the default stream the handle works in a workspace of the library's own
 // (backends/cuda/handle_plan.h says why).
 cublasHandle_t cublas_handle(int device, cudaStream_t stream, cublasMath_t math, std::string* why);

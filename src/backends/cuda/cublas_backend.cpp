@@ -1,6 +1,7 @@
 #include "backends/cuda/cublas_backend.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -224,7 +225,7 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel
           dev, s,
           p.routine != Routine::sgemm
               ? cublasMath_t(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)
-              : CUBLAS_PEDANTIC_MATH,
+              : math_mode(Dtype::s),
           why);
       if (!h) return false;
       MYBLAS_STAGE(kStageHandle);
@@ -305,6 +306,14 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel
 
 }  // namespace
 
+bool tf32_override_in_environment() {
+  static const bool set = [] {
+    const char* v = std::getenv("NVIDIA_TF32_OVERRIDE");
+    return v && *v && std::strcmp(v, "0") != 0;
+  }();
+  return set;
+}
+
 bool cublas_gemm(const GemmProblem& p, std::string* why, bool tf32x3) {
   return gpu_gemm(p, nullptr, nullptr, tf32x3, why);
 }
@@ -363,7 +372,7 @@ bool gpu_gemv(const GemvProblem& p, const SgemvKernel* kernel, std::string* why)
       MYBLAS_CUDA_TRY("launch", sgemv_run(*kernel, q, s), sgemv_kernel_name(*kernel));
       MYBLAS_STAGE(kStageLaunch);
     } else {
-      cublasHandle_t h = cublas_handle(dev, s, CUBLAS_PEDANTIC_MATH, why);
+      cublasHandle_t h = cublas_handle(dev, s, math_mode(Dtype::s), why);
       if (!h) return false;
       MYBLAS_STAGE(kStageHandle);
       const CublasApi* api = cublas_api(why);

@@ -27,12 +27,20 @@ bool cublas_gemv(const GemvProblem& p, std::string* why);
 // Every other routine (BlasProblem) on cuBLAS: device operands in place, host operands staged
 // (GEMM on host arrays through the pipelined path).
 bool cublas_blas_problem(const BlasProblem& p, std::string* why);
-// The cuBLAS math mode of routine p's element type. FP32 data (S, C) takes CUBLAS_PEDANTIC_MATH,
-// so that NVIDIA_TF32_OVERRIDE cannot turn it into TF32; FP64 data (D, Z) the default mode, whose
-// FP64 tensor-core kernels are exact FP64 arithmetic and which pedantic mode gives up (DGEMM 4096
-// on the H100: 3048 us pedantic against 2318 us, bench/results/h100-level3-2026-11-28/h100-level3-2026-11-28.md).
+// Whether the environment sets NVIDIA_TF32_OVERRIDE to anything but 0 (read once): cuBLAS then
+// runs FP32 GEMMs in its default math mode on the TF32 tensor cores (measured on the H100: 20x
+// over the FP32 error bound).
+bool tf32_override_in_environment();
+// The cuBLAS math mode for element type t. The default mode, whose FP32 and FP64 kernels are FP32
+// and FP64 arithmetic (FP64 tensor cores included), except for FP32 data (S, C) when the
+// environment asks for TF32: then CUBLAS_PEDANTIC_MATH, which that variable cannot change.
+// Pedantic mode costs speed wherever it is not needed: DGEMM 4096 on the H100 3048 us against
+// 2318 us (bench/results/h100-level3-2026-11-28/h100-level3-2026-11-28.md), SGEMM on split-K
+// shapes up to 1.8x (the off-grid set, bench/results/h100-dispatch-2026-11-28/).
+// binary16 (h): the default mode (FP16 tensor cores with FP32 accumulation).
 inline cublasMath_t math_mode(Dtype t) {
-  return t == Dtype::d || t == Dtype::z ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH;
+  return (t == Dtype::s || t == Dtype::c) && tf32_override_in_environment() ? CUBLAS_PEDANTIC_MATH
+                                                                             : CUBLAS_DEFAULT_MATH;
 }
 // The same on host arrays for every routine but GEMM and GEMV, overlapped (host_level3.cpp).
 bool host_level3(const BlasProblem& p, std::string* why);

@@ -39,9 +39,11 @@ constexpr size_t kChunkBytes = size_t(32) << 20;  // operand bytes per host-arra
 constexpr int64_t kMaxCall = int64_t(1) << 30;    // products per cuBLAS call (its count is an int)
 
 cublasOperation_t op_of(char t) { return t == 'N' ? CUBLAS_OP_N : t == 'T' ? CUBLAS_OP_T : CUBLAS_OP_C; }
-// alpha and beta as cuBLAS wants them for the type (FP32 for binary16's FP32 compute).
+// alpha and beta as cuBLAS wants them for the type (FP32 for binary16's FP32 compute), aligned as
+// cuDoubleComplex is (cuBLAS may read complex host scalars with 16-byte aligned loads).
 struct Scalars {
-  unsigned char al[16] = {}, be[16] = {};
+  alignas(16) unsigned char al[16] = {};
+  alignas(16) unsigned char be[16] = {};
   Scalars(Dtype t, const Scalar& a, const Scalar& b) {
     put(t, a, al);
     put(t, b, be);
@@ -261,7 +263,7 @@ bool device_batch(const BatchProblem& p, bool use_kernels, std::string* why) {
     }
     if (!h) {
       std::string msg;
-      h = cublas_handle(dev, s, t == Dtype::h ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH, &msg);
+      h = cublas_handle(dev, s, math_mode(t), &msg);
       if (!h) return rest_on_cpu(msg);
     }
     for (int64_t first = 0; first < g.count; first += kMaxCall) {
@@ -439,7 +441,7 @@ bool host_group(const BatchProblem& p, const BatchGroup& g, const CublasApi* api
       MYBLAS_CUDA_TRY("copy", cudaMemcpyAsync(dc, d, size_t(count) * hg.c_elems() * es, cudaMemcpyDeviceToDevice, s),
                       "placing C");
     // (this thread's handle, bound to the slot's stream)
-    cublasHandle_t h = cublas_handle(dev, s, p.type == Dtype::h ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH, why);
+    cublasHandle_t h = cublas_handle(dev, s, math_mode(p.type), why);
     if (!h) return false;
     const cublasStatus_t st =
         fault_injected("cublas")

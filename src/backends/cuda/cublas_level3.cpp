@@ -25,8 +25,10 @@ cublasDiagType_t diag_of(char d) { return d == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_D
 
 // A scalar in the element type's own representation (real and imaginary parts as FP32 or FP64),
 // to pass by host pointer; `real_only` drops the imaginary part (HERK's alpha and beta, HER2K's beta).
+// Aligned as cuDoubleComplex is (16 bytes): cuBLAS's ZGEMV reads its host scalars with aligned
+// loads and faults on an address that is only 8-byte aligned.
 struct HostScalar {
-  unsigned char bytes[16] = {};
+  alignas(16) unsigned char bytes[16] = {};
   HostScalar(const Scalar& v, Dtype t, bool real_only = false) {
     const double im = real_only ? 0.0 : v.im;
     if (t == Dtype::s || t == Dtype::c) {

@@ -12,6 +12,7 @@
 
 #include "backends/cuda/cublas_backend.h"
 #include "backends/cuda/cuda_runtime.h"
+#include "core/buffer_cache.h"
 #include "core/config.h"
 #include "core/log.h"
 #include "core/thread_pool.h"
@@ -23,8 +24,7 @@ namespace {
 // ---- pinned host buffers, cached: cudaHostAlloc costs milliseconds per hundred MB ----
 constexpr size_t kPinnedKeep = size_t(1) << 30;  // cache at most this much between calls
 std::mutex g_pinned_mutex;
-std::multimap<size_t, void*> g_pinned_free;
-size_t g_pinned_cached = 0;
+BufferCache g_pinned(kPinnedKeep, size_t(64) << 20);
 pid_t g_pinned_pid = 0;  // the process whose exit handler frees the cache (0: none registered)
 
 // At exit (or when the library is unloaded: glibc's atexit in a shared object runs there),
@@ -35,9 +35,7 @@ pid_t g_pinned_pid = 0;  // the process whose exit handler frees the cache (0: n
 void free_pinned_cache() {
   std::lock_guard<std::mutex> lock(g_pinned_mutex);
   if (g_pinned_pid != getpid() || gpu_lost()) return;
-  for (auto& kv : g_pinned_free) cudaFreeHost(kv.second);
-  g_pinned_free.clear();
-  g_pinned_cached = 0;
+  for (void* p : g_pinned.drain()) cudaFreeHost(p);
 }
 
 }  // namespace
@@ -46,12 +44,10 @@ cudaError_t Pinned::acquire(size_t bytes) {
   release();
   {
     std::lock_guard<std::mutex> lock(g_pinned_mutex);
-    auto it = g_pinned_free.lower_bound(bytes);
-    if (it != g_pinned_free.end() && it->first <= 2 * bytes + (size_t(64) << 20)) {
-      size_ = it->first;
-      ptr_ = it->second;
-      g_pinned_cached -= size_;
-      g_pinned_free.erase(it);
+    const auto got = g_pinned.take(bytes);
+    if (got.first) {
+      ptr_ = got.first;
+      size_ = got.second;
       return cudaSuccess;
     }
   }
@@ -63,17 +59,16 @@ cudaError_t Pinned::acquire(size_t bytes) {
 
 void Pinned::release() {
   if (!ptr_) return;
-  std::lock_guard<std::mutex> lock(g_pinned_mutex);
-  if (g_pinned_cached + size_ <= kPinnedKeep) {
+  std::vector<void*> evicted;
+  {
+    std::lock_guard<std::mutex> lock(g_pinned_mutex);
     if (g_pinned_pid != getpid()) {
       g_pinned_pid = getpid();
       std::atexit(free_pinned_cache);
     }
-    g_pinned_free.emplace(size_, ptr_);
-    g_pinned_cached += size_;
-  } else {
-    cudaFreeHost(ptr_);
+    g_pinned.give(ptr_, size_, &evicted);
   }
+  for (void* p : evicted) cudaFreeHost(p);  // (outside the lock: cudaFreeHost waits for the device)
   ptr_ = nullptr;
 }
 
