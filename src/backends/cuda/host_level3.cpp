@@ -274,20 +274,36 @@ bool run_panels(const BlasProblem& p, const std::vector<Panel>& all_panels, cons
     host_copy(const_cast<void*>(o.host), o.ld, s.pout.get(), o.rows, o.rows, o.cols, es);
     (*finished_out)[mine[size_t(t)]] = 1;
   };
+  // Each slot's pinned buffers, once, for the largest panel it will run: panels differ in size, and
+  // a buffer taken anew per panel would allocate and free pinned memory (milliseconds per hundred
+  // MB, and cudaFreeHost waits for the device) whenever the cache cannot hold what a call needs.
+  auto panel_elems = [&](size_t t, size_t* in, size_t* out) {
+    *in = 0;
+    for (const Rect& r : panel(t).in) *in += size_t(r.rows) * size_t(r.cols);
+    *out = size_t(panel(t).out.rows) * size_t(panel(t).out.cols);
+  };
+  for (size_t first = 0; ok && first < std::min(mine.size(), size_t(kSlots)); ++first) {
+    size_t most_in = 1, most_out = 1;  // (at least one element: a zero-byte request allocates nothing)
+    for (size_t t = first; t < mine.size(); t += kSlots) {
+      size_t in = 0, out = 0;
+      panel_elems(t, &in, &out);
+      most_in = std::max(most_in, in);
+      most_out = std::max(most_out, out);
+    }
+    check("pin", slots[first].pin.acquire(most_in * es), "pinned memory") &&
+        check("pin", slots[first].pout.acquire(most_out * es), "pinned memory");
+  }
   for (size_t t = 0; ok && t < mine.size(); ++t) {
     Slot& s = slots[t % kSlots];
     retire(s);
     if (!ok) break;
     const Panel& pan = panel(t);
-    size_t in_elems = 0;
-    for (const Rect& r : pan.in) in_elems += size_t(r.rows) * size_t(r.cols);
-    const size_t out_elems = size_t(pan.out.rows) * size_t(pan.out.cols);
+    size_t in_elems = 0, out_elems = 0;
+    panel_elems(t, &in_elems, &out_elems);
     // Device: the output block first (an input that is the output block is staged into it), then
     // the other inputs. (The slot's previous panel is retired: its buffer goes, stream-ordered.)
     s.buf.release();
-    if (!check("pin", s.pin.acquire(in_elems * es), "pinned memory") ||
-        !check("pin", s.pout.acquire(out_elems * es), "pinned memory") ||
-        !check("alloc", s.buf.allocate((out_elems + in_elems) * es, s.stream), "device memory for a panel") ||
+    if (!check("alloc", s.buf.allocate((out_elems + in_elems) * es, s.stream), "device memory for a panel") ||
         !check("sync", cudaStreamWaitEvent(s.stream, resident_done, 0), "cudaStreamWaitEvent"))
       break;
     std::vector<Mapped> pmaps = maps;

@@ -22,9 +22,16 @@ namespace myblas {
 namespace {
 
 // ---- pinned host buffers, cached: cudaHostAlloc costs milliseconds per hundred MB ----
-constexpr size_t kPinnedKeep = size_t(1) << 30;  // cache at most this much between calls
+// Cache at most this much between calls: 1/32 of the host's memory, from 1 to 4 GB (a 16384^2
+// FP64 Level-3 call keeps about 1.6 GB in its staging buffers; pinned memory is taken from what
+// the operating system can page).
+size_t pinned_keep() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  const size_t phys = pages > 0 && page > 0 ? size_t(pages) * size_t(page) : 0;
+  return std::min(size_t(4) << 30, std::max(size_t(1) << 30, phys / 32));
+}
 std::mutex g_pinned_mutex;
-BufferCache g_pinned(kPinnedKeep, size_t(64) << 20);
+BufferCache g_pinned(pinned_keep(), size_t(64) << 20);
 pid_t g_pinned_pid = 0;  // the process whose exit handler frees the cache (0: none registered)
 
 // At exit (or when the library is unloaded: glibc's atexit in a shared object runs there),
