@@ -29,7 +29,13 @@ Host rows (--host: bench/run_host_bench.sh output, host arrays end to end): for 
 and measured shape, the GPU pipeline ("best_gpu" rows: MYBLAS_BACKEND=cublas) where it was
 faster than the CPU ("cpu" rows: myblas with MYBLAS_BACKEND=cpu, which runs OpenBLAS with the
 kernels the library settles on; runs without them: "openblas" rows, OpenBLAS called directly),
-else the CPU; the median over a run's rounds.
+else the CPU; the median over a run's rounds. Rows of bench_host_l3 --paired ("paired,routine,n,
+auto_ms,cpu_ms,gpu_ms,...": the library's cpu and cublas settings taking turns in one process) give
+both times directly; a size where one setting was not run ("-") gets no row. Each routine gets one
+crossover (CPU below, GPU from it on), placed where the measured times lose least (each size's loss
+capped at a factor 2): a size whose
+measurement contradicts its neighbours is noise (the GPU's lead grows with n). The ratio column
+stays the measured one.
 
 Columns: routine,trans,mem,m,n,k,beta,path,kernel,time_us,ratio
   time_us  the chosen path's median time (device rows: mean over the runs)
@@ -44,6 +50,7 @@ run_host_bench.sh write it); it is needed for the output's name and header.
 """
 import argparse
 import csv
+import math
 import os
 import re
 import statistics
@@ -254,21 +261,40 @@ def host_rows(paths):
     times = {}
     for path in paths:
         for r in read_rows(path)[1]:
-            if r["path"] in ("best_gpu", "openblas", "cpu"):
+            if "gpu_ms" in r:  # bench_host_l3 --paired: the cpu and cublas settings' medians
+                n = int(r["n"])
+                key = (r["routine"], n, n, 0 if r["routine"].endswith("gemv") else n)
+                for label, col in (("best_gpu", "gpu_ms"), ("cpu", "cpu_ms")):
+                    if r[col] != "-":  # ("-": not run at this size, the other setting far ahead)
+                        times.setdefault(key, {}).setdefault(label, []).append(float(r[col]))
+                continue
+            if r.get("path") in ("best_gpu", "openblas", "cpu"):
                 key = (r["routine"], int(r["m"]), int(r["n"]), int(r["k"]))
                 times.setdefault(key, {}).setdefault(r["path"], []).append(float(r["time_ms"]))
-    rows = []
-    for (routine, m, n, k), ts in sorted(times.items()):
+    series = {}  # routine -> [(m, n, k, t_cpu, t_gpu)] in order of size
+    for (routine, m, n, k), ts in sorted(times.items(), key=lambda kv: (kv[0][0], kv[0][1] * kv[0][2] * max(kv[0][3], 1))):
         t = {p: statistics.median(v) for p, v in ts.items()}
         cpu = t.get("cpu", t.get("openblas"))
         if "best_gpu" not in t or cpu is None:
             continue
-        ratio = cpu / t["best_gpu"]
-        gpu = ratio > 1.0
+        series.setdefault(routine, []).append((m, n, k, cpu, t["best_gpu"]))
+    rows = []
+    for routine, pts in sorted(series.items()):
+        # One crossover per routine: the CPU below it, the GPU from it on, placed where the
+        # measured times lose least (sum of log(t_chosen / t_better) over the sizes, each capped at
+        # log 2). The GPU's
+        # lead grows with the size (its transfers grow as n^2, the work as n^3), so a size whose
+        # single measurement says otherwise against its neighbours is noise, not a second crossover.
+        def loss(j):  # (each size's loss capped at 2x: one wild measurement cannot decide alone)
+            return sum(min(math.log(c / min(c, g)), math.log(2)) for (_, _, _, c, g) in pts[:j]) + \
+                   sum(min(math.log(g / min(c, g)), math.log(2)) for (_, _, _, c, g) in pts[j:])
+        cross = min(range(len(pts) + 1), key=lambda j: (loss(j), -j))
         # bench_host measures SGEMV N and SGEMM/HGEMM NN; the other routines' rows hold every option
         trans = "N" if routine == "sgemv" else "NN" if routine in ("sgemm", "hgemm") else "*"
-        ms = t["best_gpu"] if gpu else cpu
-        rows.append((routine, trans, "host", m, n, k, "*", "cublas" if gpu else "cpu", "-", ms * 1000.0, ratio))
+        for i, (m, n, k, cpu, gpu_ms) in enumerate(pts):
+            gpu = i >= cross
+            rows.append((routine, trans, "host", m, n, k, "*", "cublas" if gpu else "cpu", "-",
+                         (gpu_ms if gpu else cpu) * 1000.0, cpu / gpu_ms))
     return rows
 
 
