@@ -34,9 +34,9 @@ bool tf32_override_in_environment();
 // The cuBLAS math mode for element type t. The default mode, whose FP32 and FP64 kernels are FP32
 // and FP64 arithmetic (FP64 tensor cores included), except for FP32 data (S, C) when the
 // environment asks for TF32: then CUBLAS_PEDANTIC_MATH, which that variable cannot change.
-// Pedantic mode costs speed wherever it is not needed: DGEMM 4096 on the H100 3048 us against
-// 2318 us (bench/results/h100-level3-2026-11-28/h100-level3-2026-11-28.md), SGEMM on split-K
-// shapes up to 1.8x (the off-grid set, bench/results/h100-dispatch-2026-11-28/).
+// Pedantic mode can cost speed where it is not needed (DGEMM 4096 on the H100: 3048 us against
+// 2318 us, bench/results/h100-level3-2026-11-28/h100-level3-2026-11-28.md); for FP32 the two
+// modes measured alike on the H100 (within the noise of the off-grid set).
 // binary16 (h): the default mode (FP16 tensor cores with FP32 accumulation).
 inline cublasMath_t math_mode(Dtype t) {
   return (t == Dtype::s || t == Dtype::c) && tf32_override_in_environment() ? CUBLAS_PEDANTIC_MATH
