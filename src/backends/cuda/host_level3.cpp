@@ -212,12 +212,16 @@ bool run_panels(const BlasProblem& p, const std::vector<Panel>& all_panels, cons
     return ok;
   };
 
+  // The thread's kept streams and events (host_pipeline.h): a slot each, and the resident
+  // operands' staging events.
+  static_assert(kSlots <= PipelineStreams::kStreams, "a kept stream per slot");
   Slot slots[kSlots];
-  for (Slot& s : slots) {
-    if (!check("alloc", cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), "cudaStreamCreate") ||
-        !check("alloc", cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming), "cudaEventCreate"))
-      break;
-  }
+  PipelineStreams* kept = nullptr;
+  if (check("alloc", acquire_streams(dev, &kept), "cudaStreamCreate"))
+    for (int i = 0; i < kSlots; ++i) {
+      slots[i].stream = kept->stream[i];
+      slots[i].done = kept->done[i];
+    }
   // The resident operands: one device block each, filled chunk by chunk on the first stream
   // through two pinned buffers taking turns.
   std::vector<Rect> whole, chunks;
@@ -225,8 +229,7 @@ bool run_panels(const BlasProblem& p, const std::vector<Panel>& all_panels, cons
   std::vector<DeviceBuffer> resident(shared ? 0 : whole.size());
   std::vector<Mapped> maps;
   if (shared) maps = *shared;
-  cudaEvent_t resident_done = nullptr;
-  if (ok) check("alloc", cudaEventCreateWithFlags(&resident_done, cudaEventDisableTiming), "cudaEventCreate");
+  cudaEvent_t resident_done = kept ? kept->staged[2] : nullptr;
   for (size_t i = 0; ok && i < resident.size(); ++i) {
     if (!check("alloc", resident[i].allocate(size_t(whole[i].rows) * size_t(whole[i].cols) * es, slots[0].stream),
                "device memory for A"))
@@ -235,9 +238,7 @@ bool run_panels(const BlasProblem& p, const std::vector<Panel>& all_panels, cons
   }
   {
     Pinned stage[2];
-    cudaEvent_t staged[2] = {nullptr, nullptr};
-    for (cudaEvent_t& e : staged)
-      if (ok) check("alloc", cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+    cudaEvent_t staged[2] = {kept ? kept->staged[0] : nullptr, kept ? kept->staged[1] : nullptr};
     size_t biggest = 0;
     for (const Rect& r : chunks) biggest = std::max(biggest, size_t(r.rows) * size_t(r.cols) * es);
     for (Pinned& s : stage)
@@ -258,10 +259,7 @@ bool run_panels(const BlasProblem& p, const std::vector<Panel>& all_panels, cons
     }
     if (ok) check("copy", cudaEventRecord(resident_done, slots[0].stream), "cudaEventRecord");
     for (cudaEvent_t e : staged)
-      if (e) {
-        cudaEventSynchronize(e);  // (the pinned buffers go back to the cache)
-        cudaEventDestroy(e);
-      }
+      if (e) cudaEventSynchronize(e);  // (the pinned buffers go back to the cache)
   }
 
   // Copies a finished panel's output out of its slot into the caller's memory.
@@ -373,11 +371,10 @@ bool run_panels(const BlasProblem& p, const std::vector<Panel>& all_panels, cons
     s.buf.release();
   }
   for (DeviceBuffer& r : resident) r.release();
-  for (Slot& s : slots) {
-    if (s.done) cudaEventDestroy(s.done);
-    if (s.stream) cudaStreamDestroy(s.stream);
+  if (kept && !ok) {  // idle now; a failed call leaves nothing behind for the next
+    for (Slot& s : slots) cudaStreamSynchronize(s.stream);
+    discard_streams(dev);
   }
-  if (resident_done) cudaEventDestroy(resident_done);
   cudaGetLastError();
   return ok;
 }

@@ -120,40 +120,11 @@ size_t memory_budget() {
   return budget;
 }
 
-// ---- streams and events, kept per thread and device between calls ----
-// Creating and destroying two streams and four events cost every call time it does not need
-// to spend. They are kept for the next call on the same thread and device, and destroyed when
-// the thread exits, but only where that is safe: not in a fork child (CUDA does not survive
-// fork), not after the context was lost (sticky error), and not if the context they were
-// made in is gone (the program's cudaDeviceReset destroyed them with it; cuCtxGetId tells).
-// A call that fails destroys them, so the next one starts with fresh ones.
-struct PipelineStreams {
-  cudaStream_t stream[2] = {nullptr, nullptr};
-  cudaEvent_t done[2] = {nullptr, nullptr};    // a slot's tile is complete
-  cudaEvent_t staged[2] = {nullptr, nullptr};  // uploads from a set of pinned staging buffers are done
-  uint64_t context = 0;                        // id of the context they belong to (0: unknown)
-
-  bool empty() const { return stream[0] == nullptr; }
-  void destroy() {
-    for (int i = 0; i < 2; ++i) {
-      if (done[i]) cudaEventDestroy(done[i]);
-      if (staged[i]) cudaEventDestroy(staged[i]);
-      if (stream[i]) cudaStreamDestroy(stream[i]);
-    }
-    *this = PipelineStreams{};
-  }
-  cudaError_t create() {
-    cudaError_t e = cudaSuccess;
-    for (int i = 0; i < 2 && e == cudaSuccess; ++i) {
-      e = cudaStreamCreateWithFlags(&stream[i], cudaStreamNonBlocking);
-      if (e == cudaSuccess) e = cudaEventCreateWithFlags(&done[i], cudaEventDisableTiming);
-      if (e == cudaSuccess) e = cudaEventCreateWithFlags(&staged[i], cudaEventDisableTiming);
-    }
-    if (e != cudaSuccess) destroy();
-    return e;
-  }
-};
-
+// ---- streams and events, kept per thread and device between calls (host_pipeline.h) ----
+// Kept only where that is safe: not in a fork child (CUDA does not survive fork), not after the
+// context was lost (sticky error), and not if the context they were made in is gone (the
+// program's cudaDeviceReset destroyed them with it; cuCtxGetId tells). A call that fails destroys
+// them, so the next one starts with fresh ones.
 struct ThreadStreams {
   std::vector<PipelineStreams> by_device;
   pid_t pid = getpid();
@@ -167,7 +138,28 @@ struct ThreadStreams {
 };
 thread_local ThreadStreams t_streams;
 
-// The calling thread's streams for `dev` (the current device), created if it has none yet.
+}  // namespace
+
+void PipelineStreams::destroy() {
+  for (int i = 0; i < kStreams; ++i) {
+    if (done[i]) cudaEventDestroy(done[i]);
+    if (staged[i]) cudaEventDestroy(staged[i]);
+    if (stream[i]) cudaStreamDestroy(stream[i]);
+  }
+  *this = PipelineStreams{};
+}
+
+cudaError_t PipelineStreams::create() {
+  cudaError_t e = cudaSuccess;
+  for (int i = 0; i < kStreams && e == cudaSuccess; ++i) {
+    e = cudaStreamCreateWithFlags(&stream[i], cudaStreamNonBlocking);
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&done[i], cudaEventDisableTiming);
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&staged[i], cudaEventDisableTiming);
+  }
+  if (e != cudaSuccess) destroy();
+  return e;
+}
+
 cudaError_t acquire_streams(int dev, PipelineStreams** out) {
   if (t_streams.pid != getpid()) {  // a fork child's copy of its parent's handles: not ours
     t_streams.by_device.clear();
@@ -189,6 +181,8 @@ cudaError_t acquire_streams(int dev, PipelineStreams** out) {
 void discard_streams(int dev) {
   if (size_t(dev) < t_streams.by_device.size()) t_streams.by_device[size_t(dev)].destroy();
 }
+
+namespace {
 
 // One of the two pipeline slots: its stream, device buffers and pinned staging.
 struct Slot {

@@ -51,8 +51,29 @@ struct PipelineGemm {
 // (every other tile holds its final result), so the caller can compute exactly those elsewhere.
 bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::string* why);
 
+// Streams and events kept per thread and device between the host-array calls that thread makes
+// (the GEMM pipeline uses the first two slots, host Level 3 all three): creating and destroying
+// them per call costs every call time it does not need to spend, and a stream that lives on lets
+// the stream-ordered pool and cuBLAS reuse what they set up for it. Destroyed when the thread
+// exits.
+struct PipelineStreams {
+  static constexpr int kStreams = 3;
+  cudaStream_t stream[kStreams] = {};
+  cudaEvent_t done[kStreams] = {};    // a slot's work is complete
+  cudaEvent_t staged[kStreams] = {};  // uploads from a slot's pinned staging buffers are done
+  uint64_t context = 0;               // id of the context they belong to (0: unknown)
+
+  bool empty() const { return stream[0] == nullptr; }
+  void destroy();
+  cudaError_t create();
+};
+// The calling thread's set for `dev` (the current device), created if it has none yet.
+cudaError_t acquire_streams(int dev, PipelineStreams** out);
+// Destroys the calling thread's set for `dev` (after a failed call: the next starts afresh).
+void discard_streams(int dev);
+
 // A pinned host buffer from a process-wide cache (cudaHostAlloc costs milliseconds per hundred
-// MB); released into the cache, up to 1 GiB of it, when it goes.
+// MB); released into the cache (1/32 of the host's memory, 1 to 4 GB) when it goes.
 class Pinned {
  public:
   Pinned() = default;
