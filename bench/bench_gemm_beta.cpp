@@ -4,6 +4,9 @@
 // HGEMM (binary16 A, B and C, FP32 accumulation), for beta 0, 0.5 and 1:
 //   cublas-raw   cublasGemmEx, CUDA_R_16F in and out, CUBLAS_COMPUTE_32F, default math: the anchor
 //                (it rounds alpha*op(A)*op(B) to binary16 before adding beta*C: not once-rounded)
+//   cublas-raw-sync  the same call and a cudaStreamSynchronize, as a default-stream libmyblas
+//                call returns: auto's fair anchor (t(cublas-raw-sync) / t(auto) is the library's
+//                own cost; ratio_vs_raw of cublas-raw-sync is what the synchronise costs)
 //   cublas-once  the library's cuBLAS path for beta != 0 (cublasGemmEx writing FP32 scratch with
 //                beta = 0, then one kernel adding beta*C and rounding once); beta = 0 is cublas-raw
 //   kernel       our wgmma kernel called directly (myblas_kernels), once-rounded
@@ -104,6 +107,14 @@ void bench_shape(cublasHandle_t h, Routine r, const Shape& s, const std::vector<
   paths.push_back({"cublas-raw", [&](const void* a, const void* b, void* c, float beta) {
                      CB(cublasGemmEx(h, oa, ob, s.m, s.n, s.k, &alpha, a, tin, ar, b, tin, br, &beta, c, tout, s.m,
                                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+                   }});
+  // The raw call followed by a synchronise, as a default-stream libmyblas call returns (its
+  // result complete): auto's anchor for the library's own cost; its interval also holds the
+  // host's wake-up after the kernel.
+  paths.push_back({"cublas-raw-sync", [&](const void* a, const void* b, void* c, float beta) {
+                     CB(cublasGemmEx(h, oa, ob, s.m, s.n, s.k, &alpha, a, tin, ar, b, tin, br, &beta, c, tout, s.m,
+                                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+                     CK(cudaStreamSynchronize(nullptr));
                    }});
   if (!c32)
     paths.push_back({"cublas-once", [&](const void* a, const void* b, void* c, float beta) {
