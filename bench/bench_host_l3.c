@@ -343,12 +343,7 @@ int main(int argc, char **argv) {
         spent += times[reps++];
         if (times[reps - 1] > max_ms) break;
       }
-      for (int i = 1; i < reps; ++i) /* insertion sort: the median */
-        for (int j = i; j > 0 && times[j] < times[j - 1]; --j) {
-          const double x = times[j];
-          times[j] = times[j - 1];
-          times[j - 1] = x;
-        }
+      sort_d(times, reps); /* the median */
       const double med = times[reps / 2];
       const double gf = flops(r + 1, n) * (cplx(t) ? 4 : 1) / (med * 1e6);
       printf("%s,%s,%d,%d,%d,%.4f,%.1f\n", r, label, n, n, !strcmp(r + 1, "gemv") ? 0 : n, med, gf);

@@ -15,35 +15,14 @@
 #include <vector>
 
 #include "blas_suite.h"
+#include "multi_gpu_util.h"
 
 namespace iface {
 namespace {
 
-int gpu_count() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
-  return count;
-}
-
-#define REQUIRE_TWO_GPUS()                                                       \
-  do {                                                                           \
-    const int count_ = gpu_count();                                              \
-    if (count_ < 2) GTEST_SKIP() << "needs two CUDA devices, found " << count_; \
-  } while (0)
-
-std::string log_path() {
-  const char* p = std::getenv("MYBLAS_LOG");
-  return p ? p : "";
-}
-
-// Lines of the log that contain `text`.
-int log_count(const std::string& text) {
-  std::ifstream in(log_path());
-  std::string line;
-  int n = 0;
-  while (std::getline(in, line)) n += line.find(text) != std::string::npos;
-  return n;
-}
+using multigpu::gpu_count;
+using multigpu::log_count;
+using multigpu::log_path;
 
 template <class T>
 std::vector<Fam> families() {

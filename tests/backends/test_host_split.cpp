@@ -21,36 +21,14 @@
 
 #include "common/data.h"
 #include "common/reference.h"
+#include "multi_gpu_util.h"
 #include "myblas.h"
 
 namespace {
 
-// The GPU count without creating a CUDA context (tests below check where contexts appear).
-int gpu_count() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
-  return count;
-}
-
-#define REQUIRE_TWO_GPUS()                                                                       \
-  do {                                                                                           \
-    const int count_ = gpu_count();                                                              \
-    if (count_ < 2) GTEST_SKIP() << "needs two CUDA devices, found " << count_;                 \
-  } while (0)
-
-std::string log_path() {
-  const char* p = std::getenv("MYBLAS_LOG");
-  return p ? p : "";
-}
-
-// Lines of the log that contain `text`.
-int log_count(const std::string& text) {
-  std::ifstream in(log_path());
-  std::string line;
-  int n = 0;
-  while (std::getline(in, line)) n += line.find(text) != std::string::npos;
-  return n;
-}
+using multigpu::gpu_count;
+using multigpu::log_count;
+using multigpu::log_path;
 
 // One host-array SGEMM with padded leading dimensions, checked against OpenBLAS; returns the
 // number of failures (wrong elements beyond the k-scaled bound, damaged guards).
