@@ -1,5 +1,6 @@
 // libFuzzer target: decodes bytes into one call of sgemm_, cblas_sgemm, sgemv_, cblas_sgemv,
-// hgemm_, hgemm or cblas_hgemm with possibly illegal arguments, runs it on libmyblas's CPU path
+// hgemm_, hgemm, cblas_hgemm, or the binary16-in, FP32-out GEMMs shgemm_ (OpenBLAS),
+// gemm_f16f16f32_ and cblas_gemm_f16f16f32 (MKL), with possibly illegal arguments, runs it on libmyblas's CPU path
 // (MYBLAS_BACKEND=cpu) and checks, for every input:
 //   - error exits: exactly one report to the right handler (xerbla_ or cblas_xerbla, both
 //     overridden below) with the INFO the reference BLAS/CBLAS rules give, computed here from
@@ -55,11 +56,11 @@ Reports g_reports;
 
 }  // namespace
 
-extern "C" void xerbla_(const char* srname, const int* info, int) {
+extern "C" void xerbla_(const char* srname, const int* info, int len) {
   ++g_reports.count;
   g_reports.cblas = false;
   g_reports.info = *info;
-  g_reports.routine.assign(srname, 6);  // Fortran names arrive blank-padded to 6 characters
+  g_reports.routine.assign(srname, size_t(len));  // (Fortran's hidden CHARACTER length)
 }
 
 extern "C" void cblas_xerbla(int info, const char* rout, const char*, ...) {
@@ -112,9 +113,13 @@ void* openblas_handle() { return openblas().handle; }
 
 // ---- decoding -------------------------------------------------------------------------------
 
-enum class Routine { sgemm_, cblas_sgemm, sgemv_, cblas_sgemv, hgemm_, hgemm, cblas_hgemm, count };
-const char* const kRoutineNames[] = {"sgemm_", "cblas_sgemm", "sgemv_", "cblas_sgemv",
-                                     "hgemm_", "hgemm", "cblas_hgemm"};
+enum class Routine {
+  sgemm_, cblas_sgemm, sgemv_, cblas_sgemv, hgemm_, hgemm, cblas_hgemm,
+  shgemm_, gemm_f16f16f32_, cblas_gemm_f16f16f32,  // binary16 A and B, FP32 C
+  count
+};
+const char* const kRoutineNames[] = {"sgemm_", "cblas_sgemm", "sgemv_", "cblas_sgemv", "hgemm_", "hgemm",
+                                     "cblas_hgemm", "shgemm_", "gemm_f16f16f32_", "cblas_gemm_f16f16f32"};
 
 // Fortran option characters: legal ones in both cases and some that must be rejected.
 const char kTransChars[] = {'N', 'n', 'T', 't', 'C', 'c', 'X', 'R', '\0', ' ', 'y', '1'};
@@ -309,7 +314,9 @@ int cblas_gemv_info(int layout, int t, int m, int n, int lda, int incx, int incy
 
 struct Call {
   Routine r;
-  bool cblas = false, half = false, gemv = false;
+  bool cblas = false, gemv = false;
+  bool half = false;    // A and B in binary16
+  bool half_c = false;  // C too (HGEMM); else FP32
   int layout = CblasColMajor;
   char ta = 'N', tb = 'N';  // Fortran characters
   int cta = CblasNoTrans, ctb = CblasNoTrans;
@@ -379,7 +386,7 @@ void run_gemm(Call& c, Decoder& d) {
               : fortran_gemm_info(c.ta, c.tb, c.m, c.n, c.k, c.lda, c.ldb, c.ldc);
 
   Operand A = Operand::matrix(c.half, ar, ac, c.lda), B = Operand::matrix(c.half, br, bc, c.ldb),
-          C = Operand::matrix(c.half, cr, cc, c.ldc);
+          C = Operand::matrix(c.half_c, cr, cc, c.ldc);
   A.fill(d);
   B.fill(d);
   C.fill(d);
@@ -417,6 +424,16 @@ void run_gemm(Call& c, Decoder& d) {
       cblas_hgemm(lay, ta, tb, c.m, c.n, c.k, ha, static_cast<uint16_t*>(A.data()), c.lda,
                   static_cast<uint16_t*>(B.data()), c.ldb, hb, static_cast<uint16_t*>(C.data()), c.ldc);
       break;
+    case Routine::shgemm_:
+    case Routine::gemm_f16f16f32_:
+      (c.r == Routine::shgemm_ ? shgemm_ : gemm_f16f16f32_)(
+          &c.ta, &c.tb, &c.m, &c.n, &c.k, &c.alpha, static_cast<uint16_t*>(A.data()), &c.lda,
+          static_cast<uint16_t*>(B.data()), &c.ldb, &c.beta, static_cast<float*>(C.data()), &c.ldc);
+      break;
+    case Routine::cblas_gemm_f16f16f32:
+      cblas_gemm_f16f16f32(lay, ta, tb, c.m, c.n, c.k, c.alpha, static_cast<uint16_t*>(A.data()), c.lda,
+                           static_cast<uint16_t*>(B.data()), c.ldb, c.beta, static_cast<float*>(C.data()), c.ldc);
+      break;
     default:
       break;
   }
@@ -430,7 +447,11 @@ void run_gemm(Call& c, Decoder& d) {
                        std::to_string(want_info) + ", got " + std::to_string(g_reports.count) +
                        " reports, last INFO " + std::to_string(g_reports.info) + " to " +
                        (g_reports.cblas ? "cblas_xerbla" : "xerbla_"));
-    const std::string want_rout = c.cblas ? kRoutineNames[int(c.r)] : c.half ? "HGEMM " : "SGEMM ";
+    const std::string want_rout = c.cblas                              ? kRoutineNames[int(c.r)]
+                                  : c.r == Routine::shgemm_            ? "SHGEMM "
+                                  : c.r == Routine::gemm_f16f16f32_    ? "GEMM_F16F16F32"
+                                  : c.half                             ? "HGEMM "
+                                                                       : "SGEMM ";
     if (g_reports.routine != want_rout) fail(c.text, "reported as routine '" + g_reports.routine + "'");
     if (!C.bitwise_equal(C0)) fail(c.text, "C was written by a call with an illegal argument");
     if (path != "none") fail(c.text, "path " + path + " after an argument error");
@@ -478,12 +499,12 @@ void run_gemm(Call& c, Decoder& d) {
       }
       const double rule = rule_value(c, scale_only, dot, C0.value(i, j));
       double blas = scale_only ? rule : double(fc[C0.offset(i, j)]);
-      if (c.half && !scale_only) blas = myblas_half_to_float(myblas_float_to_half(float(blas)));
+      if (c.half_c && !scale_only) blas = myblas_half_to_float(myblas_float_to_half(float(blas)));
       const double got = C.value(i, j);
       // k-scaled bound (FP32 accumulation), plus one binary16 rounding for hgemm.
       const double cmag = c.beta == 0.f ? 0.0 : std::fabs(double(c.beta) * C0.value(i, j));
       double bound = (c.k + 2) * 1.2e-7 * (std::fabs(double(c.alpha)) * mag + cmag);
-      if (c.half) bound += std::ldexp(std::fabs(rule), -10) + std::ldexp(1.0, -24);
+      if (c.half_c) bound += std::ldexp(std::fabs(rule), -10) + std::ldexp(1.0, -24);
       char where[160];
       std::snprintf(where, sizeof where, "C(%d,%d) (column-major view): got %.9g, rule %.9g, OpenBLAS %.9g", i, j,
                     got, rule, blas);
@@ -992,8 +1013,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   c.r = static_cast<Routine>(r);
-  c.cblas = c.r == Routine::cblas_sgemm || c.r == Routine::cblas_sgemv || c.r == Routine::cblas_hgemm;
-  c.half = c.r == Routine::hgemm_ || c.r == Routine::hgemm || c.r == Routine::cblas_hgemm;
+  c.cblas = c.r == Routine::cblas_sgemm || c.r == Routine::cblas_sgemv || c.r == Routine::cblas_hgemm ||
+            c.r == Routine::cblas_gemm_f16f16f32;
+  c.half_c = c.r == Routine::hgemm_ || c.r == Routine::hgemm || c.r == Routine::cblas_hgemm;
+  c.half = c.half_c || c.r == Routine::shgemm_ || c.r == Routine::gemm_f16f16f32_ ||
+           c.r == Routine::cblas_gemm_f16f16f32;
   c.gemv = c.r == Routine::sgemv_ || c.r == Routine::cblas_sgemv;
   const uint8_t layout = d.header();  // read for every routine, so the byte positions agree
   c.layout = c.cblas ? kLayouts[layout % 6] : CblasColMajor;

@@ -6,7 +6,8 @@ mutations take it from there. Rerun after changing the decoding, then commit the
 import os
 import random
 
-ROUTINES = ["sgemm_", "cblas_sgemm", "sgemv_", "cblas_sgemv", "hgemm_", "hgemm", "cblas_hgemm"]
+ROUTINES = ["sgemm_", "cblas_sgemm", "sgemv_", "cblas_sgemv", "hgemm_", "hgemm", "cblas_hgemm", "shgemm_",
+            "gemm_f16f16f32_", "cblas_gemm_f16f16f32"]
 # The routines of the generic problem, in the order of kGeneric in fuzz_blas.cpp (their routine
 # byte is len(ROUTINES) + the index here).
 GENERIC = ["dgemm_", "zgemm_", "cblas_zgemm", "zgemv_", "cblas_zgemv", "cblas_dgemv", "dsymm_", "cblas_zhemm",
@@ -78,6 +79,13 @@ CASES = [
     gemm("hgemm_bad_transb", "hgemm_", tb="R"),
     gemm("cblas_hgemm_row", "cblas_hgemm", lay="row", ta="C", tb="N", alpha=-0.75),
     gemm("cblas_hgemm_bad_layout", "cblas_hgemm", lay="bad0"),
+    gemm("shgemm_plain", "shgemm_", m=12, n=12, k=12),
+    gemm("shgemm_beta0_nan_c", "shgemm_", beta=0, nan=8),
+    gemm("shgemm_bad_lda", "shgemm_", ta="t", dlda=-1),
+    gemm("gemm_f16f16f32_alpha0", "gemm_f16f16f32_", tb="T", alpha=0, beta=-1),
+    gemm("gemm_f16f16f32_bad_transa", "gemm_f16f16f32_", ta="X"),
+    gemm("cblas_gemm_f16f16f32_row", "cblas_gemm_f16f16f32", lay="row", ta="T", alpha=0.5),
+    gemm("cblas_gemm_f16f16f32_bad_layout", "cblas_gemm_f16f16f32", lay="bad103"),
     gemv("sgemv_n", "sgemv_"),
     gemv("sgemv_t_strided", "sgemv_", t="T", incx=3, incy=-2),
     gemv("sgemv_neg_inc", "sgemv_", t="c", incx=-4, incy=-1, beta=1),
