@@ -1,7 +1,7 @@
 // The batched GEMM entry points beside their anchors, in one process (bench/run_batched_gpu.sh runs
 // it under each MYBLAS_BACKEND and bench/plot_batched.py draws the CSV).
 //
-//   --device: square n in --sizes (default 16,32,64,128,256,512), types --types (s,h,d); a batch
+//   --device: square n in --sizes (default 16,32,64,128,256,512), types --types (s,h,d; also c,z); a batch
 //     filling --mb MB per operand (default 256: every call streams its operands from device
 //     memory, 5x the L2), beta = 0. Per (type, n): the raw cuBLAS strided-batched call
 //     (cublasSgemmStridedBatched, cublasDgemmStridedBatched, cublasGemmStridedBatchedEx FP16 in/out
@@ -27,12 +27,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <complex>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bench_util.h"
@@ -68,6 +70,12 @@ void csv_row(const char* kind, const std::string& type, int n, long count, const
                  n, count, path, us, host_us, gbps, tflops, ratio, err);
 }
 
+template <class T>
+constexpr bool kCx = std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
+// Real part type: float for S, H, C; double for D, Z.
+template <class T>
+constexpr bool kDouble = std::is_same_v<T, double> || std::is_same_v<T, std::complex<double>>;
+
 // Fills n elements of device memory with values in [-1, 1] (never 0), from a 4M-value pool.
 template <class T>
 void fill_device(T* dst, size_t n, unsigned seed) {
@@ -82,6 +90,7 @@ void fill_device(T* dst, size_t n, unsigned seed) {
   for (size_t i = 0; i < h.size(); ++i) {
     const float v = pool[(i + seed * 7919u) % pool.size()];
     if constexpr (sizeof(T) == 2) h[i] = __float2half_rn(v);
+    else if constexpr (kCx<T>) h[i] = T(v, pool[(i * 3 + seed * 104729u + 1) % pool.size()]);
     else h[i] = T(v);
   }
   for (size_t at = 0; at < n; at += h.size())
@@ -89,8 +98,9 @@ void fill_device(T* dst, size_t n, unsigned seed) {
 }
 
 template <class T>
-double to_d(T v) {
+std::complex<double> to_d(T v) {
   if constexpr (sizeof(T) == 2) return __half2float(v);
+  else if constexpr (kCx<T>) return std::complex<double>(v);
   else return double(v);
 }
 
@@ -105,9 +115,10 @@ double verify(const T* got, const T* want, long count, int n, double eps) {
     CK(cudaMemcpy(g.data(), got + first * per, g.size() * sizeof(T), cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(w.data(), want + first * per, w.size() * sizeof(T), cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < g.size(); ++i) {
-      const double a = to_d(g[i]), b = to_d(w[i]);
-      const double tol = (n + 2) * eps * n + (sizeof(T) == 2 ? std::ldexp(1.0, -10) * std::max(1.0, std::fabs(b)) : 0);
-      worst = std::max(worst, std::isnan(a) ? 1e30 : std::fabs(a - b) / tol);
+      const std::complex<double> a = to_d(g[i]), b = to_d(w[i]);
+      const double tol = (n + 2) * eps * n * (kCx<T> ? 2 : 1) +
+                         (sizeof(T) == 2 ? std::ldexp(1.0, -10) * std::max(1.0, std::abs(b)) : 0);
+      worst = std::max(worst, std::isnan(a.real()) || std::isnan(a.imag()) ? 1e30 : std::abs(a - b) / tol);
     }
   }
   return worst;
@@ -127,8 +138,21 @@ void device_case(const std::string& type, int n, const Opts& o, cublasHandle_t h
   const long long s = (long long)per;
   const float one_f = 1.f, zero_f = 0.f;
   const double one_d = 1.0, zero_d = 0.0;
+  const T one_t = T(1), zero_t = T(0);  // (the scalars in the data's own type; C, Z)
   auto raw = [&](int) {
-    if constexpr (sizeof(T) == 4)
+    if constexpr (std::is_same_v<T, std::complex<float>>)
+      CB(cublasCgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, reinterpret_cast<const cuComplex*>(&one_t),
+                                   reinterpret_cast<const cuComplex*>(a), n, s, reinterpret_cast<const cuComplex*>(b),
+                                   n, s, reinterpret_cast<const cuComplex*>(&zero_t), reinterpret_cast<cuComplex*>(cref),
+                                   n, s, int(count)));
+    else if constexpr (std::is_same_v<T, std::complex<double>>)
+      CB(cublasZgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n,
+                                   reinterpret_cast<const cuDoubleComplex*>(&one_t),
+                                   reinterpret_cast<const cuDoubleComplex*>(a), n, s,
+                                   reinterpret_cast<const cuDoubleComplex*>(b), n, s,
+                                   reinterpret_cast<const cuDoubleComplex*>(&zero_t),
+                                   reinterpret_cast<cuDoubleComplex*>(cref), n, s, int(count)));
+    else if constexpr (sizeof(T) == 4)
       CB(cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one_f, a, n, s, b, n, s, &zero_f, cref, n,
                                    s, int(count)));
     else if constexpr (sizeof(T) == 8)
@@ -140,7 +164,13 @@ void device_case(const std::string& type, int n, const Opts& o, cublasHandle_t h
                                     CUBLAS_GEMM_DEFAULT));
   };
   auto strided = [&](int) {
-    if constexpr (sizeof(T) == 4)
+    if constexpr (std::is_same_v<T, std::complex<float>>)
+      cblas_cgemm_batch_strided(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, &one_t, a, n, int(s), b, n,
+                                int(s), &zero_t, c, n, int(s), int(count));
+    else if constexpr (std::is_same_v<T, std::complex<double>>)
+      cblas_zgemm_batch_strided(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, &one_t, a, n, int(s), b, n,
+                                int(s), &zero_t, c, n, int(s), int(count));
+    else if constexpr (sizeof(T) == 4)
       cblas_sgemm_batch_strided(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f, a, n, int(s), b, n, int(s),
                                 0.f, c, n, int(s), int(count));
     else if constexpr (sizeof(T) == 8)
@@ -157,7 +187,13 @@ void device_case(const std::string& type, int n, const Opts& o, cublasHandle_t h
   const CBLAS_TRANSPOSE nt = CblasNoTrans;
   const int ni = n, cnt = int(count);
   auto listed = [&](int) {
-    if constexpr (sizeof(T) == 4) {
+    if constexpr (kCx<T>) {
+      const void** la = reinterpret_cast<const void**>(pa.data());
+      const void** lb = reinterpret_cast<const void**>(pb.data());
+      void** lc = reinterpret_cast<void**>(pc.data());
+      (std::is_same_v<T, std::complex<float>> ? cblas_cgemm_batch : cblas_zgemm_batch)(
+          CblasColMajor, &nt, &nt, &ni, &ni, &ni, &one_t, la, &ni, lb, &ni, &zero_t, lc, &ni, 1, &cnt);
+    } else if constexpr (sizeof(T) == 4) {
       const float al = 1.f, be = 0.f;
       cblas_sgemm_batch(CblasColMajor, &nt, &nt, &ni, &ni, &ni, &al, pa.data(), &ni, pb.data(), &ni, &be, pc.data(),
                         &ni, 1, &cnt);
@@ -172,11 +208,11 @@ void device_case(const std::string& type, int n, const Opts& o, cublasHandle_t h
                         reinterpret_cast<uint16_t**>(pc.data()), &ni, 1, &cnt);
     }
   };
-  const double eps = sizeof(T) == 8 ? std::ldexp(1.0, -53) : std::ldexp(1.0, -24);
+  const double eps = kDouble<T> ? std::ldexp(1.0, -53) : std::ldexp(1.0, -24);
   raw(0);
   CK(cudaDeviceSynchronize());
   const double bytes = 3.0 * double(per) * double(count) * double(es);
-  const double flops = 2.0 * double(n) * n * n * double(count);
+  const double flops = (kCx<T> ? 8.0 : 2.0) * double(n) * n * n * double(count);
   const bench::Timing tr = bench::time_calls_with_host(raw, 1, o.reps, 3);
   csv_row("device", type, n, count, "cublas-strided-raw", tr.event_us, tr.host_us, bytes / tr.event_us / 1e3,
           flops / tr.event_us / 1e6, 1.0, 0.0);
@@ -389,6 +425,8 @@ int main(int argc, char** argv) {
         if (t == "s") device_case<float>(t, n, o, h);
         else if (t == "d") device_case<double>(t, n, o, h);
         else if (t == "h") device_case<__half>(t, n, o, h);
+        else if (t == "c") device_case<std::complex<float>>(t, n, o, h);
+        else if (t == "z") device_case<std::complex<double>>(t, n, o, h);
       }
     grouped_case(o, h);
     CB(cublasDestroy(h));
