@@ -415,6 +415,7 @@ static void table_shape(const BlasProblem& p, int* m, int* n, int* k) {
 
 void run_blas(BlasProblem& p) {
   const auto t0 = call_start();
+  MYBLAS_STAGE_BEGIN();
   const Routine r = p.routine();
   // (options in the order side, uplo, op(A), op(B), diag; the sizes m, n, k as the problem holds them)
   const CallRange range("%s %c%c%c%c%c %lldx%lldx%lld", routine_name(r), p.side, p.uplo, p.ta, p.tb, p.diag,
@@ -430,6 +431,7 @@ void run_blas(BlasProblem& p) {
     }
     p.device = run_dev;
   }
+  MYBLAS_STAGE(kStageLocate);
   // Host-array GEMM and GEMV (D, C, Z) that the rules send to the CPU go straight to the CPU
   // BLAS (cpu_host_item: no staging, no path bookkeeping), as SGEMM's and SGEMV's do: the general
   // path's was about 0.2 us on a 0.5 us 64 x 64 DGEMV. The same rules decide, with the same
@@ -490,10 +492,14 @@ void run_blas(BlasProblem& p) {
   const Request req{r, backend, gpu, p.any_device(), false, false,
                     (host && host->path == Path::cublas) || (gpu && cpu_lacks && !p.scale_only())};
   const Rule& rule = choose(req);
+  MYBLAS_STAGE(kStageChoose);
   const Path path = execute(
       rule, p, routine_name(r), [&p](Path, std::string* why) { return cublas_blas_problem(p, why); },
       cpu_blas_problem);
   set_last_path(path);
+  MYBLAS_STAGE_END(strformat("%s %c%c%c%c%c %lldx%lldx%lld mem=%c %s", routine_name(r), p.side, p.uplo, p.ta, p.tb,
+                             p.diag, (long long)p.m, (long long)p.n, (long long)p.k, p.any_device() ? 'd' : 'h',
+                             path_name(path)));
   if (verbose()) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     const std::string opts = p.family == Family::gemm ? strformat("%c%c", p.ta, p.tb)

@@ -32,6 +32,7 @@
 #include "backends/cuda/host_pipeline.h"
 #include "backends/cuda/host_split.h"
 #include "core/log.h"
+#include "core/stage_clock.h"
 #include "core/thread_pool.h"
 
 namespace myblas {
@@ -230,6 +231,10 @@ bool run_panels(const BlasProblem& p, const std::vector<Panel>& all_panels, cons
   std::vector<Mapped> maps;
   if (shared) maps = *shared;
   cudaEvent_t resident_done = kept ? kept->staged[2] : nullptr;
+  // (MYBLAS_STAGE_CLOCK builds: where a host Level-3 call's host time goes, per stage: prepare =
+  // streams, buffers, the panel plan before this; launch = host copies and enqueued work; handle
+  // = cuBLAS handle updates; sync = waits for the GPU, each panel's retirement included.)
+  MYBLAS_STAGE(kStagePrepare);
   for (size_t i = 0; ok && i < resident.size(); ++i) {
     if (!check("alloc", resident[i].allocate(size_t(whole[i].rows) * size_t(whole[i].cols) * es, slots[0].stream),
                "device memory for A"))
@@ -258,6 +263,7 @@ bool run_panels(const BlasProblem& p, const std::vector<Panel>& all_panels, cons
         break;
     }
     if (ok) check("copy", cudaEventRecord(resident_done, slots[0].stream), "cudaEventRecord");
+    MYBLAS_STAGE(kStageLaunch);
     for (cudaEvent_t e : staged)
       if (e) cudaEventSynchronize(e);  // (the pinned buffers go back to the cache)
   }
@@ -294,6 +300,7 @@ bool run_panels(const BlasProblem& p, const std::vector<Panel>& all_panels, cons
   for (size_t t = 0; ok && t < mine.size(); ++t) {
     Slot& s = slots[t % kSlots];
     retire(s);
+    MYBLAS_STAGE(kStageSync);
     if (!ok) break;
     const Panel& pan = panel(t);
     size_t in_elems = 0, out_elems = 0;
@@ -328,7 +335,9 @@ bool run_panels(const BlasProblem& p, const std::vector<Panel>& all_panels, cons
       pin_off += size_t(r.rows) * size_t(r.cols) * es;
     }
     if (!ok) break;
+    MYBLAS_STAGE(kStageLaunch);
     cublasHandle_t h = cublas_handle(dev, s.stream, math_mode(p.type), why);
+    MYBLAS_STAGE(kStageHandle);
     if (!h) {
       ok = false;
       break;
@@ -364,12 +373,14 @@ bool run_panels(const BlasProblem& p, const std::vector<Panel>& all_panels, cons
       break;
     s.panel = int(t);
     ++issued;
+    MYBLAS_STAGE(kStageLaunch);
   }
   for (Slot& s : slots) retire(s);
   for (Slot& s : slots) {
     if (s.stream) cudaStreamSynchronize(s.stream);  // nothing may still touch the caller's memory
     s.buf.release();
   }
+  MYBLAS_STAGE(kStageSync);
   for (DeviceBuffer& r : resident) r.release();
   if (kept && !ok) {  // idle now; a failed call leaves nothing behind for the next
     for (Slot& s : slots) cudaStreamSynchronize(s.stream);
