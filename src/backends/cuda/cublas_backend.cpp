@@ -234,17 +234,7 @@ bool gpu_gemm(const GemmProblem& p, const SgemmKernel* kernel, const HgemmKernel
       const cublasOperation_t tb = p.tb == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T;
       cublasStatus_t st;
       std::string tc_why;  // why the 3xTF32 mode did not take the call (it logs that itself)
-      const auto split_product = [&] {
-        GemmProblem q = p;  // the same problem on the device copies
-        q.a = a.ptr;
-        q.lda = int(a.ld);
-        q.b = b.ptr;
-        q.ldb = int(b.ld);
-        q.c = cptr;
-        q.ldc = int(c.ld);
-        q.mem_a = q.mem_b = q.mem_c = Mem::device;
-        return sgemm_tc_run(q, s, &tc_why);
-      };
+      const auto split_product = [&] { return sgemm_tc_run(q, s, &tc_why); };  // (q: on the device copies)
       if (fault_injected("cublas"))  // before the call: a device C must stay untouched
         st = CUBLAS_STATUS_EXECUTION_FAILED;
       else if (p.routine == Routine::sgemm && (tf32x3 || sgemm_precision() == SgemmPrecision::tf32x3_all) &&

@@ -3,6 +3,7 @@
 #pragma once
 #include <cublas_v2.h>
 
+#include <cstring>
 #include <string>
 
 #include "core/batch.h"
@@ -42,6 +43,26 @@ inline cublasMath_t math_mode(Dtype t) {
   return (t == Dtype::s || t == Dtype::c) && tf32_override_in_environment() ? CUBLAS_PEDANTIC_MATH
                                                                              : CUBLAS_DEFAULT_MATH;
 }
+
+// A scalar in the element type's own representation, to hand to cuBLAS by host pointer: real
+// and imaginary parts as FP32 (S, C, and binary16 data, whose cuBLAS compute type is FP32) or
+// FP64 (D, Z); `real_only` drops the imaginary part (HERK's alpha and beta, HER2K's beta).
+// Aligned as cuDoubleComplex is (16 bytes): cuBLAS's ZGEMV reads its host scalars with aligned
+// loads and faults on an address that is only 8-byte aligned.
+struct HostScalar {
+  alignas(16) unsigned char bytes[16] = {};
+  HostScalar(const Scalar& v, Dtype t, bool real_only = false) {
+    const double im = real_only ? 0.0 : v.im;
+    if (t == Dtype::d || t == Dtype::z) {
+      const double d[2] = {v.re, im};
+      std::memcpy(bytes, d, sizeof d);
+    } else {
+      const float f[2] = {float(v.re), float(im)};
+      std::memcpy(bytes, f, sizeof f);
+    }
+  }
+  const void* get() const { return bytes; }
+};
 // The same on host arrays for every routine but GEMM and GEMV, overlapped (host_level3.cpp).
 bool host_level3(const BlasProblem& p, std::string* why);
 // One cuBLAS call of routine p's kind on device operands a, b, c (host pointer mode: scalars by

@@ -39,24 +39,12 @@ constexpr size_t kChunkBytes = size_t(32) << 20;  // operand bytes per host-arra
 constexpr int64_t kMaxCall = int64_t(1) << 30;    // products per cuBLAS call (its count is an int)
 
 cublasOperation_t op_of(char t) { return t == 'N' ? CUBLAS_OP_N : t == 'T' ? CUBLAS_OP_T : CUBLAS_OP_C; }
-// alpha and beta as cuBLAS wants them for the type (FP32 for binary16's FP32 compute), aligned as
-// cuDoubleComplex is (cuBLAS may read complex host scalars with 16-byte aligned loads).
+// alpha and beta as cuBLAS wants them for the type (FP32 for binary16's FP32 compute).
 struct Scalars {
-  alignas(16) unsigned char al[16] = {};
-  alignas(16) unsigned char be[16] = {};
-  Scalars(Dtype t, const Scalar& a, const Scalar& b) {
-    put(t, a, al);
-    put(t, b, be);
-  }
-  static void put(Dtype t, const Scalar& v, unsigned char* out) {
-    if (t == Dtype::s || t == Dtype::c || t == Dtype::h) {
-      const float f[2] = {float(v.re), float(v.im)};
-      std::memcpy(out, f, sizeof f);
-    } else {
-      const double d[2] = {v.re, v.im};
-      std::memcpy(out, d, sizeof d);
-    }
-  }
+  HostScalar a, b;
+  Scalars(Dtype t, const Scalar& alpha, const Scalar& beta) : a(alpha, t), b(beta, t) {}
+  const void* al() const { return a.get(); }
+  const void* be() const { return b.get(); }
 };
 
 using H = cublasHandle_t;
@@ -70,15 +58,15 @@ cublasStatus_t gemm_strided(const CublasApi* api, H h, Dtype t, const BatchGroup
   const Scalars s(t, g.alpha, g.beta);
   if (t == Dtype::h) {
     if (!api->gemm_strided_batched_ex) return CUBLAS_STATUS_NOT_SUPPORTED;
-    return api->gemm_strided_batched_ex(h, op_of(g.ta), op_of(g.tb), int(g.m), int(g.n), int(g.k), s.al, a,
-                                        CUDA_R_16F, int(lda), sa, b, CUDA_R_16F, int(ldb), sb, s.be, c, CUDA_R_16F,
+    return api->gemm_strided_batched_ex(h, op_of(g.ta), op_of(g.tb), int(g.m), int(g.n), int(g.k), s.al(), a,
+                                        CUDA_R_16F, int(lda), sa, b, CUDA_R_16F, int(ldb), sb, s.be(), c, CUDA_R_16F,
                                         int(ldc), sc, int(count), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   }
   void* fn = api->gemm_strided_batched[int(t)];
   if (!fn) return CUBLAS_STATUS_NOT_SUPPORTED;
   return reinterpret_cast<cublasStatus_t (*)(H, O, O, int, int, int, V, V, int, long long, V, int, long long, V,
                                              void*, int, long long, int)>(fn)(
-      h, op_of(g.ta), op_of(g.tb), int(g.m), int(g.n), int(g.k), s.al, a, int(lda), sa, b, int(ldb), sb, s.be, c,
+      h, op_of(g.ta), op_of(g.tb), int(g.m), int(g.n), int(g.k), s.al(), a, int(lda), sa, b, int(ldb), sb, s.be(), c,
       int(ldc), sc, int(count));
 }
 
@@ -87,15 +75,15 @@ cublasStatus_t gemm_listed(const CublasApi* api, H h, Dtype t, const BatchGroup&
   const Scalars s(t, g.alpha, g.beta);
   if (t == Dtype::h) {
     if (!api->gemm_batched_ex) return CUBLAS_STATUS_NOT_SUPPORTED;
-    return api->gemm_batched_ex(h, op_of(g.ta), op_of(g.tb), int(g.m), int(g.n), int(g.k), s.al, da, CUDA_R_16F,
-                                int(g.lda), db, CUDA_R_16F, int(g.ldb), s.be, dc, CUDA_R_16F, int(g.ldc), int(count),
+    return api->gemm_batched_ex(h, op_of(g.ta), op_of(g.tb), int(g.m), int(g.n), int(g.k), s.al(), da, CUDA_R_16F,
+                                int(g.lda), db, CUDA_R_16F, int(g.ldb), s.be(), dc, CUDA_R_16F, int(g.ldc), int(count),
                                 CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   }
   void* fn = api->gemm_batched[int(t)];
   if (!fn) return CUBLAS_STATUS_NOT_SUPPORTED;
   return reinterpret_cast<cublasStatus_t (*)(H, O, O, int, int, int, V, const void* const*, int, const void* const*,
                                              int, V, void* const*, int, int)>(fn)(
-      h, op_of(g.ta), op_of(g.tb), int(g.m), int(g.n), int(g.k), s.al, da, int(g.lda), db, int(g.ldb), s.be, dc,
+      h, op_of(g.ta), op_of(g.tb), int(g.m), int(g.n), int(g.k), s.al(), da, int(g.lda), db, int(g.ldb), s.be(), dc,
       int(g.ldc), int(count));
 }
 
@@ -106,8 +94,8 @@ cublasStatus_t gemv_strided(const CublasApi* api, H h, Dtype t, const BatchGroup
   const size_t es = dtype_size(t);
   return reinterpret_cast<cublasStatus_t (*)(H, O, int, int, V, V, int, long long, V, int, long long, V, void*, int,
                                              long long, int)>(fn)(
-      h, op_of(g.ta), int(g.m), int(g.n), s.al, g.a_at(first, es), int(g.lda), g.stride_a, g.b_at(first, es),
-      int(g.ldb), g.stride_b, s.be, g.c_at(first, es), int(g.ldc), g.stride_c, int(count));
+      h, op_of(g.ta), int(g.m), int(g.n), s.al(), g.a_at(first, es), int(g.lda), g.stride_a, g.b_at(first, es),
+      int(g.ldb), g.stride_b, s.be(), g.c_at(first, es), int(g.ldc), g.stride_c, int(count));
 }
 
 cublasStatus_t gemv_listed(const CublasApi* api, H h, Dtype t, const BatchGroup& g, const void* const* da,
@@ -117,7 +105,7 @@ cublasStatus_t gemv_listed(const CublasApi* api, H h, Dtype t, const BatchGroup&
   const Scalars s(t, g.alpha, g.beta);
   return reinterpret_cast<cublasStatus_t (*)(H, O, int, int, V, const void* const*, int, const void* const*, int, V,
                                              void* const*, int, int)>(fn)(
-      h, op_of(g.ta), int(g.m), int(g.n), s.al, da, int(g.lda), dx, int(g.ldb), s.be, dy, int(g.ldc), int(count));
+      h, op_of(g.ta), int(g.m), int(g.n), s.al(), da, int(g.lda), dx, int(g.ldb), s.be(), dy, int(g.ldc), int(count));
 }
 
 bool sizes_fit(const BatchGroup& g) {

@@ -23,24 +23,6 @@ cublasFillMode_t fill_of(char u) { return u == 'U' ? CUBLAS_FILL_MODE_UPPER : CU
 cublasSideMode_t side_of(char s) { return s == 'L' ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT; }
 cublasDiagType_t diag_of(char d) { return d == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT; }
 
-// A scalar in the element type's own representation (real and imaginary parts as FP32 or FP64),
-// to pass by host pointer; `real_only` drops the imaginary part (HERK's alpha and beta, HER2K's beta).
-// Aligned as cuDoubleComplex is (16 bytes): cuBLAS's ZGEMV reads its host scalars with aligned
-// loads and faults on an address that is only 8-byte aligned.
-struct HostScalar {
-  alignas(16) unsigned char bytes[16] = {};
-  HostScalar(const Scalar& v, Dtype t, bool real_only = false) {
-    const double im = real_only ? 0.0 : v.im;
-    if (t == Dtype::s || t == Dtype::c) {
-      const float f[2] = {float(v.re), float(im)};
-      std::memcpy(bytes, f, sizeof f);
-    } else {
-      const double d[2] = {v.re, im};
-      std::memcpy(bytes, d, sizeof d);
-    }
-  }
-  const void* get() const { return bytes; }
-};
 
 }  // namespace
 
