@@ -28,6 +28,16 @@ Config load() {
   for (char& ch : core) ch = char(std::tolower(static_cast<unsigned char>(ch)));
   if (core == "keep") c.keep_openblas_core = true;
   else if (!core.empty() && core != "auto") c.openblas_core_error = core;
+  std::string timeout = env("MYBLAS_OPENBLAS_THREAD_TIMEOUT");
+  for (char& ch : timeout) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  if (timeout == "keep") {
+    c.openblas_thread_timeout = -1;
+  } else if (!timeout.empty() && timeout != "auto") {
+    char* end = nullptr;
+    const long t = std::strtol(timeout.c_str(), &end, 10);
+    if (end != timeout.c_str() && *end == '\0' && t >= 4 && t <= 30) c.openblas_thread_timeout = int(t);
+    else c.openblas_timeout_error = timeout;
+  }
   std::string v = env("MYBLAS_VERBOSE");
   c.verbose = v.empty() ? 0 : std::atoi(v.c_str());
   c.log_file = env("MYBLAS_LOG");

@@ -17,6 +17,10 @@ struct Config {
   std::string cpu_blas;              // MYBLAS_CPU_BLAS (empty: libopenblas.so.0)
   bool keep_openblas_core = false;   // MYBLAS_OPENBLAS_CORETYPE=keep (default auto: see cpu_blas.cpp)
   std::string openblas_core_error;   // set when MYBLAS_OPENBLAS_CORETYPE had an unknown value
+  // MYBLAS_OPENBLAS_THREAD_TIMEOUT: 0 auto (default), -1 keep, else the OPENBLAS_THREAD_TIMEOUT
+  // (4..30) myblas loads OpenBLAS with (backends/cpu/cpu_blas.cpp says why).
+  int openblas_thread_timeout = 0;
+  std::string openblas_timeout_error;  // set when MYBLAS_OPENBLAS_THREAD_TIMEOUT had an unknown value
   int verbose = 0;                   // MYBLAS_VERBOSE
   std::string log_file;              // MYBLAS_LOG (empty: stderr)
   std::string backend_error;         // set when MYBLAS_BACKEND had an unknown value

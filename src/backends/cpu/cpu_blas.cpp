@@ -5,10 +5,13 @@
 #include <sched.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <utility>
+#include <vector>
 
 #include "core/config.h"
 #include "core/cpu_features.h"
@@ -140,42 +143,73 @@ std::string openblas_core(void* h) {
   return c ? std::string(c) : std::string();
 }
 
-// dlopen with OPENBLAS_CORETYPE=core in the environment while OpenBLAS initialises (it reads
-// the variable only then), unset again afterwards. The caller checked that the variable was
+// dlopen with the variables `env` names (name, value) set in the environment while OpenBLAS
+// initialises (it reads them only then), unset again afterwards. The caller checked that each was
 // unset. (setenv races with getenv in other threads of the program; this runs once per process,
-// at the first CPU call, and only on a CPU that OpenBLAS did not recognise.)
-void* dlopen_with_core(const char* name, const char* core) {
-  setenv("OPENBLAS_CORETYPE", core, 1);
+// at the first CPU call, or twice when OpenBLAS is reloaded with other kernels.)
+using EnvList = std::vector<std::pair<const char*, std::string>>;
+void* dlopen_with_env(const char* name, const EnvList& env) {
+  for (const auto& [var, value] : env) setenv(var, value.c_str(), 1);
   void* h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-  unsetenv("OPENBLAS_CORETYPE");
+  for (const auto& [var, value] : env) unsetenv(var);
   return h;
 }
 
-// Loads `name` and settles OpenBLAS's kernels as described above; *core is OpenBLAS's core in
-// use ("" if the library is not OpenBLAS), *note what was done about it (for the verbose log).
+EnvList with_core(EnvList env, const char* core) {
+  env.emplace_back("OPENBLAS_CORETYPE", core);
+  return env;
+}
+
+// Where a GPU path may run: a backend other than cpu, and the NVIDIA driver's control device
+// present (a cheap look, without starting CUDA in a process that may only ever use the CPU).
+bool gpu_may_run() { return backend_setting() != Backend::cpu && access("/dev/nvidiactl", F_OK) == 0; }
+
+// OpenBLAS's thread timeout as it read it (0: its default, 2^28 cycles; -1: not OpenBLAS 0.3.x).
+int openblas_timeout(void* h) {
+  auto f = reinterpret_cast<int (*)()>(dlsym(h, "openblas_thread_timeout"));
+  return f ? f() : -1;
+}
+
+// Loads `name` and settles OpenBLAS's kernels and idle-thread timeout as described above; *core is
+// OpenBLAS's core in use ("" if the library is not OpenBLAS), *note what was done about it (for
+// the verbose log).
 void* load_cpu_blas(const char* name, std::string* core, std::string* note) {
   if (!config().openblas_core_error.empty())
     warn_once("openblas-core", "unknown MYBLAS_OPENBLAS_CORETYPE '" + config().openblas_core_error + "'; using auto");
+  if (!config().openblas_timeout_error.empty())
+    warn_once("openblas-timeout", "unknown MYBLAS_OPENBLAS_THREAD_TIMEOUT '" + config().openblas_timeout_error +
+                                      "' (keep, auto or 4..30); using auto");
   const bool user_core = std::getenv("OPENBLAS_CORETYPE") != nullptr;
   void* before = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);  // the program's own copy?
   if (before) dlclose(before);  // (only the reference this lookup took)
+  const bool may_run = gpu_may_run();
+  const int timeout = openblas_timeout_to_set(config().openblas_thread_timeout,
+                                              std::getenv("OPENBLAS_THREAD_TIMEOUT") != nullptr, before != nullptr,
+                                              may_run);
+  EnvList env;
+  if (timeout > 0) env.emplace_back("OPENBLAS_THREAD_TIMEOUT", std::to_string(timeout));
   const bool simulate = !before && !user_core && fault_injected("cpu-core");
-  void* h = simulate ? dlopen_with_core(name, "Prescott") : dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  void* h = dlopen_with_env(name, simulate ? with_core(env, "Prescott") : env);
   if (!h) return nullptr;
   *core = openblas_core(h);
+  if (!core->empty() && before && may_run && config().openblas_thread_timeout == 0 && openblas_timeout(h) == 0)
+    *note = strformat("OpenBLAS, loaded by the program before myblas, keeps its idle threads spinning 2^28 cycles "
+                      "after each call, which slows GPU-path calls that follow CPU ones; OPENBLAS_THREAD_TIMEOUT=%d "
+                      "would not. ",
+                      kOpenblasThreadTimeout);
   const CpuSimd simd = cpu_simd();
   const char* want = core_for(simd);
   if (core->empty() || !pre_avx2_core(*core) || !want) return h;
   const std::string chosen = *core;
   if (user_core || config().keep_openblas_core) {
-    *note = strformat("OpenBLAS runs its %s kernels on this CPU with %s (%s)", chosen.c_str(), cpu_simd_name(simd),
-                      user_core ? "OPENBLAS_CORETYPE set" : "MYBLAS_OPENBLAS_CORETYPE=keep");
+    *note += strformat("OpenBLAS runs its %s kernels on this CPU with %s (%s)", chosen.c_str(), cpu_simd_name(simd),
+                       user_core ? "OPENBLAS_CORETYPE set" : "MYBLAS_OPENBLAS_CORETYPE=keep");
     return h;
   }
   if (before) {
-    *note = strformat("OpenBLAS, loaded by the program before myblas, chose its %s kernels on this CPU with %s; "
-                      "OPENBLAS_CORETYPE=%s would use them",
-                      chosen.c_str(), cpu_simd_name(simd), want);
+    *note += strformat("OpenBLAS, loaded by the program before myblas, chose its %s kernels on this CPU with %s; "
+                       "OPENBLAS_CORETYPE=%s would use them",
+                       chosen.c_str(), cpu_simd_name(simd), want);
     return h;
   }
   dlclose(h);
@@ -184,8 +218,8 @@ void* load_cpu_blas(const char* name, std::string* core, std::string* note) {
                       chosen.c_str(), cpu_simd_name(simd));
     return still;  // (the reference dlopen just took replaces the one dlclose gave back)
   }
-  h = dlopen_with_core(name, want);
-  if (!h) h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  h = dlopen_with_env(name, with_core(env, want));
+  if (!h) h = dlopen_with_env(name, env);
   if (!h) return nullptr;
   *core = openblas_core(h);
   *note = strformat("OpenBLAS chose its %s kernels on this CPU with %s; reloaded it with OPENBLAS_CORETYPE=%s "
@@ -237,7 +271,13 @@ CpuBlas load() {
     for (const char* sym : {"shgemm_", "gemm_f16f16f32_"})
       if (!cb.shgemm_ptr) cb.shgemm_ptr = reinterpret_cast<gemm16_fn>(dlsym(h, sym));
     cb.name = name;
-    cb.description = core.empty() ? cb.name : cb.name + " (OpenBLAS, " + core + " kernels)";
+    const int timeout = core.empty() ? -1 : openblas_timeout(h);
+    cb.description = core.empty() ? cb.name
+                                  : cb.name + " (OpenBLAS, " + core + " kernels" +
+                                        (timeout > 0 ? ", idle threads sleep after 2^" + std::to_string(timeout) +
+                                                           " cycles"
+                                                     : std::string()) +
+                                        ")";
     cb.openblas = !core.empty();
     if (!note.empty() && verbose()) log_line("CPU BLAS " + cb.name + ": " + note);
     return cb;

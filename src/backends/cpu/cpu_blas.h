@@ -22,6 +22,25 @@ using sgemv_fn = void (*)(const char*, const int*, const int*, const float*, con
                           const int*, const float*, const int*, const float*, float*, const int*,
                           size_t);
 
+// OpenBLAS's idle threads spin for 2^OPENBLAS_THREAD_TIMEOUT cycles after each call (default
+// 2^28: about 0.1 s), one per core. A GPU-path call on host arrays that starts in that time finds
+// every core taken; its copy threads are preempted by the spinners and the call waits a scheduler
+// slice (3-5 ms) for them: on the H100 machine, host Level-3 calls of 0.3-10 ms took +3-5 ms in
+// 14-22 of 70 (routine, n) in a run, and in none with the timeout at 2^4..2^20 cycles
+// (bench/results/h100-level3-2026-11-28). So where a GPU path may run, myblas loads OpenBLAS with
+// OPENBLAS_THREAD_TIMEOUT=20 (idle threads sleep after 2^20 cycles, about 0.5 ms): a collision
+// then costs at most that, and back-to-back CPU calls still find their threads awake.
+constexpr int kOpenblasThreadTimeout = 20;
+// What myblas sets OPENBLAS_THREAD_TIMEOUT to while OpenBLAS initialises; 0: nothing. `setting`
+// is Config::openblas_thread_timeout (0 auto, -1 keep, else a value); nothing when the user set
+// OPENBLAS_THREAD_TIMEOUT or the program loaded OpenBLAS before myblas (it has read it then); auto
+// sets kOpenblasThreadTimeout only where a GPU path may run.
+inline int openblas_timeout_to_set(int setting, bool user_set, bool loaded_before, bool gpu_may_run) {
+  if (user_set || loaded_before || setting < 0) return 0;
+  if (setting > 0) return setting;
+  return gpu_may_run ? kOpenblasThreadTimeout : 0;
+}
+
 // Calls go through sgemm()/sgemv(), which keep the process from forking while they run: a
 // fork taken while another thread was inside a threaded OpenBLAS call left the child's copy of
 // OpenBLAS waiting for workers that do not exist in it (reliability.fork_cpu.WhileThreadsCall
