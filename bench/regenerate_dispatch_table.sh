@@ -16,5 +16,5 @@ exec "${PYTHON:-python3}" ../../make_dispatch_table.py \
           h100-dispatch-v8-2026-11-26.run{1,2}.csv h100-sgemm-smallk-v9-2026-11-26-lib-run{1,2}.csv \
           h100-dispatch-v18-2026-11-26-run{1,2}.csv \
   --blas h100-dispatch-final-2026-11-22.csv h100-hgemm-dispatch-2026-11-22.csv \
-  --host h100-host-cpucore-2026-11-26-passA2.csv h100-host-paired-t20-2026-11-28.csv \
+  --host h100-host-cpucore-2026-11-26-passA2.csv h100-host-paired-t20-2026-11-28.csv h100-host-paired-t20-2026-11-28-run2.csv h100-host-paired-t20-2026-11-28-run3.csv \
   -o "$out"
