@@ -11,12 +11,15 @@
 //                beta = 0, then one kernel adding beta*C and rounding once); beta = 0 is cublas-raw
 //   kernel       our wgmma kernel called directly (myblas_kernels), once-rounded
 //   auto         hgemm_ through libmyblas (whatever dispatch picks; the path is printed)
+//   cublas-once-sync, kernel-sync  those paths and a cudaStreamSynchronize: auto's anchors on
+//                equal terms when it takes them (t(X-sync) / t(auto:X) is the library's own cost)
 // sbgemm / shgemm (bfloat16 / binary16 A and B, FP32 C), for beta 0 and 1:
 //   cublas-raw   cublasGemmEx, CUDA_R_16BF / CUDA_R_16F in, CUDA_R_32F out, CUBLAS_COMPUTE_32F
 //   kernel       our wgmma kernel called directly
+//   kernel-sync  the kernel and a cudaStreamSynchronize (auto's anchor when it takes the kernel)
 //   auto         sbgemm_ / gemm_f16f16f32_ through libmyblas
 // Every path is verified first against cublas-raw on the same inputs (set 0, beta 0.5 for HGEMM,
-// 1 for the others): scaled difference |got - ref| / (|ref| + sqrt(k)) below 2^-9 (HGEMM: two
+// 1 for the others; the -sync variants run their base's call and share its verdict): scaled difference |got - ref| / (|ref| + sqrt(k)) below 2^-9 (HGEMM: two
 // binary16 roundings apart at most) or 2^-16 (FP32 C). Then the paths are timed taking turns: 2
 // warm-up rounds, then --reps rounds (default 15) of one call of each path, in an order rotated
 // every round, each call between two CUDA events, operand sets rotated over >= 256 MiB; the
@@ -26,6 +29,7 @@
 // --shapes=a,b: square (1024..8192^3), smallk (m = n = 4096, 8192; k = 64..512), skinny (m or n
 // = 16..256 at 4096 x 4096), trans (NT, TN, TT at 4096^3); default all.
 // --routines=a,b: hgemm, sbgemm, shgemm; default all.
+// --max-dim=N: only shapes whose m, n and k are all <= N.
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -50,6 +54,7 @@ namespace {
 
 using myblas::Routine;
 int g_reps = 15;
+int g_max_dim = 1 << 30;
 bool g_failed = false;
 
 struct Shape {
@@ -155,6 +160,18 @@ void bench_shape(cublasHandle_t h, Routine r, const Shape& s, const std::vector<
     paths.push_back({"kernel", [&](const void* a, const void* b, void* c, float beta) {
                        CK(myblas::hgemm_run(wg, problem(a, b, c, beta), nullptr));
                      }});
+  // Each path auto may take, followed by a synchronise as a default-stream libmyblas call returns
+  // (cublas-raw-sync above is the one for the cuBLAS call itself).
+  for (const char* base : {"cublas-once", "kernel"})
+    for (size_t q = 0; q < paths.size(); ++q)
+      if (paths[q].name == base) {
+        auto run = paths[q].run;
+        paths.push_back({std::string(base) + "-sync", [run](const void* a, const void* b, void* c, float beta) {
+                           run(a, b, c, beta);
+                           CK(cudaStreamSynchronize(nullptr));
+                         }});
+        break;
+      }
   paths.push_back({"auto", [&](const void* a, const void* b, void* c, float beta) {
                      const char ta = s.ta, tb = s.tb;
                      if (r == Routine::hgemm) {
@@ -186,7 +203,11 @@ void bench_shape(cublasHandle_t h, Routine r, const Shape& s, const std::vector<
   fetch(cref, &ref);
   std::vector<bool> ok(paths.size(), true);
   const double tol = std::ldexp(1.0, c32 ? -16 : -9), norm = std::sqrt(double(s.k));
+  auto synced = [](const std::string& name) {  // "X-sync": X and a synchronise, verified as X
+    return name.size() > 5 && name.compare(name.size() - 5, 5, "-sync") == 0;
+  };
   for (size_t p = 1; p < paths.size(); ++p) {
+    if (synced(paths[p].name)) continue;
     CK(cudaMemcpy(cgot, c0, nc * es_c, cudaMemcpyDeviceToDevice));
     paths[p].run(A(0), B(0), cgot, vbeta);
     CK(cudaDeviceSynchronize());
@@ -208,6 +229,11 @@ void bench_shape(cublasHandle_t h, Routine r, const Shape& s, const std::vector<
                   double(got[wi]), double(ref[wi]));
     }
   }
+
+  for (size_t p = 0; p < paths.size(); ++p)
+    if (synced(paths[p].name))
+      for (size_t q = 0; q < paths.size(); ++q)
+        if (paths[q].name + "-sync" == paths[p].name) ok[p] = ok[q];
 
   // Timing: the paths take turns call by call, the order rotated every round, so that a drift of
   // the GPU's clocks (8192^3 runs at the power limit) falls on every path alike.
@@ -261,9 +287,10 @@ int main(int argc, char** argv) {
     if (!std::strncmp(argv[i], "--reps=", 7)) g_reps = std::max(3, std::atoi(argv[i] + 7));
     else if (!std::strncmp(argv[i], "--shapes=", 9)) want_shapes = bench::split_list(argv[i] + 9);
     else if (!std::strncmp(argv[i], "--routines=", 11)) want_routines = bench::split_list(argv[i] + 11);
+    else if (!std::strncmp(argv[i], "--max-dim=", 10)) g_max_dim = std::max(1, std::atoi(argv[i] + 10));
     else {
       std::fprintf(stderr, "usage: bench_gemm_beta [--reps=N] [--shapes=square,smallk,skinny,trans] "
-                           "[--routines=hgemm,sbgemm,shgemm]\n");
+                           "[--routines=hgemm,sbgemm,shgemm] [--max-dim=N]\n");
       return 2;
     }
   }
@@ -307,6 +334,7 @@ int main(int argc, char** argv) {
     if (!on(want_routines, rname(r))) continue;
     for (const Shape& s : shapes) {
       if (r != Routine::hgemm && s.ta != 'N') continue;  // (transposes: HGEMM only)
+      if (std::max(s.m, std::max(s.n, s.k)) > g_max_dim) continue;
       bench_shape(h, r, s, r == Routine::hgemm ? std::vector<float>{0.f, 0.5f, 1.f} : std::vector<float>{0.f, 1.f},
                   src16, srcbf, src32);
     }
