@@ -21,7 +21,7 @@ set -u
 dir=${1:-.dev-i28o}
 out=${OUT:-./gemm-beta-out}
 mkdir -p "$out"
-base=$LD_LIBRARY_PATH
+base=${LD_LIBRARY_PATH:-}
 run() {  # run <library dir> <output> <arguments...>
   local lib=$1 file=$2
   shift 2
