@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where auto mode's time goes on the small-k and skinny HGEMM shapes (device pointers), beside
 # each path it may take with the same synchronise a default-stream libmyblas call ends with:
-#   beta.csv   bench_gemm_beta --shapes=smallk,skinny --routines=hgemm (cublas-raw-sync,
+#   beta.csv   bench_gemm_beta --shapes=smallk,skinny --routines=hgemm,shgemm (cublas-raw-sync,
 #              cublas-once-sync and kernel-sync are auto's anchors: t(X-sync) / t(auto:X) is the
 #              library's own share, 1 - that ratio of the call)
 #   stage.txt  the same at m, n, k <= 4096 with a libmyblas built with -DMYBLAS_STAGE_CLOCK=ON
@@ -29,7 +29,7 @@ run() {  # run <library dir> <output> <arguments...>
   echo "$(basename "$file"): exit $?" >> "$out/summary.txt"
 }
 { date -u '+%Y-%m-%d %H:%M UTC'; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } > "$out/summary.txt" 2>&1
-run "$dir" "$out/beta.csv" --shapes=smallk,skinny --routines=hgemm --reps=9
+run "$dir" "$out/beta.csv" --shapes=smallk,skinny --routines=hgemm,shgemm --reps=9
 run "$dir/sc" "$out/stage.txt" --shapes=smallk,skinny --routines=hgemm --reps=5 --max-dim=4096
 # auto against the anchor of the path it took (X-sync), and against cublas-raw-sync
 awk -F, '!/^#/ && $1 != "routine" {
