@@ -192,6 +192,7 @@ pid_t g_pool_pid = 0;
 std::atomic<size_t> g_threads{0};  // configured_threads(), read once per process
 thread_local size_t t_lane = 0;
 thread_local size_t t_lane_threads = 0;  // threads of t_lane's pool (0: lane 0's)
+thread_local size_t t_lanes = 1;         // the lanes of the CopyLane in force (1: none)
 
 size_t default_threads() {
   size_t n = g_threads.load(std::memory_order_relaxed);
@@ -221,8 +222,12 @@ Pool* pool() {
 
 size_t pool_threads() { return t_lane == 0 ? default_threads() : t_lane_threads; }
 
-CopyLane::CopyLane(size_t lane, size_t lanes) : saved_lane_(t_lane), saved_threads_(t_lane_threads) {
+size_t copy_lanes() { return t_lanes; }
+
+CopyLane::CopyLane(size_t lane, size_t lanes)
+    : saved_lane_(t_lane), saved_threads_(t_lane_threads), saved_lanes_(t_lanes) {
   if (lane == 0 || lane >= kMaxLanes) return;
+  t_lanes = std::max<size_t>(1, lanes);
   size_t n = 0;
   {
     std::lock_guard<std::mutex> lock(g_pool_mutex);
@@ -239,6 +244,7 @@ CopyLane::CopyLane(size_t lane, size_t lanes) : saved_lane_(t_lane), saved_threa
 CopyLane::~CopyLane() {
   t_lane = saved_lane_;
   t_lane_threads = saved_threads_;
+  t_lanes = saved_lanes_;
 }
 
 void parallel_for(size_t count, const std::function<void(size_t)>& body) {

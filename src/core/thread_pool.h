@@ -33,6 +33,10 @@ size_t pool_threads();
 // cores / lanes) threads, made at its first use and kept. The host pipelines of one call split
 // across GPUs run on lanes 1..G, so that their copies proceed side by side instead of taking
 // turns in one pool. Lane 0 is the shared pool.
+// The `lanes` of the calling thread's CopyLane (1 outside one): how many GPUs' host pipelines
+// share the host's cores and pinned-buffer cache now.
+size_t copy_lanes();
+
 class CopyLane {
  public:
   CopyLane(size_t lane, size_t lanes);
@@ -41,7 +45,7 @@ class CopyLane {
   CopyLane& operator=(const CopyLane&) = delete;
 
  private:
-  size_t saved_lane_, saved_threads_;
+  size_t saved_lane_, saved_threads_, saved_lanes_;
 };
 
 }  // namespace myblas

@@ -99,18 +99,27 @@ TEST(ThreadPool, ConcurrentCallers) {
 TEST(ThreadPool, CopyLanesWorkSideBySide) {
   const size_t shared = myblas::pool_threads();
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<size_t> lane_threads(3, 0);
+  std::vector<size_t> lane_threads(3, 0), lanes_seen(3, 0), lanes_after(3, 0);
   std::vector<std::thread> callers;
   for (size_t lane = 1; lane <= 2; ++lane)
     callers.emplace_back([&, lane] {
+      {
+        myblas::CopyLane use(lane, 2);
+        lanes_seen[lane] = myblas::copy_lanes();
+      }
+      lanes_after[lane] = myblas::copy_lanes();
       myblas::CopyLane use(lane, 2);
       lane_threads[lane] = myblas::pool_threads();
       myblas::PoolAwake awake;
       for (unsigned r = 0; r < 50; ++r) run_and_check(1 + (r * 37) % 300, unsigned(lane * 100 + r));
     });
   for (auto& t : callers) t.join();
-  for (size_t lane = 1; lane <= 2; ++lane)
+  for (size_t lane = 1; lane <= 2; ++lane) {
     EXPECT_EQ(lane_threads[lane], std::max<size_t>(1, std::min<size_t>(shared, hw / 2))) << "lane " << lane;
+    EXPECT_EQ(lanes_seen[lane], 2u) << "copy_lanes() inside a CopyLane of 2 lanes, lane " << lane;
+    EXPECT_EQ(lanes_after[lane], 1u) << "copy_lanes() after the CopyLane went, lane " << lane;
+  }
+  EXPECT_EQ(myblas::copy_lanes(), 1u);
   EXPECT_EQ(myblas::pool_threads(), shared) << "the lane is the caller's only while CopyLane lives";
   run_and_check(1000, 7);
 }

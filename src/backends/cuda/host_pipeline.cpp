@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -46,6 +47,8 @@ void free_pinned_cache() {
 }
 
 }  // namespace
+
+size_t pinned_cache_bytes() { return pinned_keep(); }
 
 cudaError_t Pinned::acquire(size_t bytes) {
   release();
@@ -196,6 +199,23 @@ struct Slot {
   int i0 = 0, mb = 0, j = 0;    // its tile: rows [i0, i0 + mb) of C in panel j
 };
 
+// Where a pipelined call's host time goes, logged per call with MYBLAS_VERBOSE: taking pinned
+// buffers (cudaHostAlloc where the cache has none), host copies into pinned memory (A, B, C in)
+// and out of it (C), and waits for the GPU; the rest is queueing work. Reading the clock costs
+// tens of nanoseconds a phase; a pipelined call takes a millisecond or more.
+struct PhaseClock {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point start = Clock::now();
+  double pin = 0, in = 0, out = 0, wait = 0;
+  template <class F>
+  void time(double& acc, F&& f) {
+    const Clock::time_point t0 = Clock::now();
+    f();
+    acc += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  }
+  double total() const { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); }
+};
+
 }  // namespace
 
 bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::string* why) {
@@ -220,6 +240,12 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
   const size_t a_block = row_blocks == 1 ? 0 : size_t(mb) * k * es;
   int nb = int(std::min<size_t>(size_t(n), left > 2 * a_block ? (left / 2 - a_block) / per_col : 1));
   nb = std::min(nb, std::max(256, (n + 7) / 8));
+  // A slot's pinned buffers (its B panel and C tile) within a quarter of the pinned cache's share
+  // of this call (the cache over the GPUs running copy lanes at once): wider, the two slots'
+  // buffers no longer stay cached between calls, and each call pins them anew (cudaHostAlloc
+  // costs about as much per GB as the copies it serves).
+  const size_t pin_share = pinned_cache_bytes() / 4 / copy_lanes();
+  nb = std::min(nb, int(std::max<size_t>(64, pin_share / ((size_t(k) + size_t(mb)) * es))));
   if (nb >= 128) nb = nb / 64 * 64;
   nb = std::max(1, std::min(nb, n));
   const int panels = (n + nb - 1) / nb;
@@ -232,6 +258,7 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
   // The copy threads wait for this call's copies spinning, not sleeping: they come every
   // 50-500 us, and waking sleeping threads for each made 2 MB copies take 340 us, not 40.
   PoolAwake copy_threads_awake;
+  PhaseClock clock;
   Slot slots[2];
   // Tiles whose result is in the caller's C. With row blocks, a panel's tiles are copied out
   // one by one, so after a failure a panel can be partly final: the caller must redo exactly
@@ -262,9 +289,13 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
   auto retire = [&](Slot& s) {
     if (!s.busy) return;
     s.busy = false;
-    if (!check("sync", cudaEventSynchronize(s.done), "the pipelined GEMM")) return;
-    host_copy(static_cast<unsigned char*>(p.c) + (size_t(s.j) * nb * size_t(p.ldc) + size_t(s.i0)) * es,
-              p.ldc, s.pc.get(), s.mb, s.mb, std::min(nb, n - s.j * nb), es);
+    bool done = false;
+    clock.time(clock.wait, [&] { done = check("sync", cudaEventSynchronize(s.done), "the pipelined GEMM"); });
+    if (!done) return;
+    clock.time(clock.out, [&] {
+      host_copy(static_cast<unsigned char*>(p.c) + (size_t(s.j) * nb * size_t(p.ldc) + size_t(s.i0)) * es, p.ldc,
+                s.pc.get(), s.mb, s.mb, std::min(nb, n - s.j * nb), es);
+    });
     copied_out[size_t(s.j) * size_t(row_blocks) + size_t(s.i0 / mb)] = 1;
   };
 
@@ -275,18 +306,20 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
       slots[i].done = streams->done[i];
       slots[i].staged = streams->staged[i];
     }
-  for (Slot& s : slots) {
-    if (!ok) break;
-    if (!(check("alloc", s.b.allocate(size_t(k) * nb * es, s.stream), "device memory for B") &&
-          check("alloc", s.c.allocate(size_t(mb) * nb * es, s.stream), "device memory for C") &&
-          check("pin", s.pb.acquire(size_t(k) * nb * es), "pinned memory") &&
-          check("pin", s.pc.acquire(size_t(mb) * nb * es), "pinned memory")))
-      break;
-    if (row_blocks > 1 &&
-        !(check("alloc", s.a.allocate(size_t(mb) * k * es, s.stream), "device memory for A") &&
-          check("pin", s.pa.acquire(size_t(mb) * k * es), "pinned memory")))
-      break;
-  }
+  clock.time(clock.pin, [&] {
+    for (Slot& s : slots) {
+      if (!ok) break;
+      if (!(check("alloc", s.b.allocate(size_t(k) * nb * es, s.stream), "device memory for B") &&
+            check("alloc", s.c.allocate(size_t(mb) * nb * es, s.stream), "device memory for C") &&
+            check("pin", s.pb.acquire(size_t(k) * nb * es), "pinned memory") &&
+            check("pin", s.pc.acquire(size_t(mb) * nb * es), "pinned memory")))
+        break;
+      if (row_blocks > 1 &&
+          !(check("alloc", s.a.allocate(size_t(mb) * k * es, s.stream), "device memory for A") &&
+            check("pin", s.pa.acquire(size_t(mb) * k * es), "pinned memory")))
+        break;
+    }
+  });
   // Queues C_tile := alpha*op(A_tile)*op(B_tile) + beta*C_tile on `stream` (cublas_gemm returns
   // without waiting), every operand in device memory, C_tile rows x cols with leading dimension
   // rows. False, with *why, when cuBLAS refused.
@@ -339,9 +372,13 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
     const size_t stage_bytes = size_t(m) * size_t(kc) * es;
     const unsigned char* a_src = static_cast<const unsigned char*>(p.a);
     const unsigned char* b_src = static_cast<const unsigned char*>(p.b);
-    if (check("alloc", a_all.allocate(a_bytes, up), "device memory for A") &&
-        check("pin", a_stage[0].acquire(stage_bytes), "pinned memory") &&
-        (kc >= k || check("pin", a_stage[1].acquire(stage_bytes), "pinned memory"))) {  // one chunk: one buffer
+    bool staged_a = false;
+    clock.time(clock.pin, [&] {
+      staged_a = check("alloc", a_all.allocate(a_bytes, up), "device memory for A") &&
+                 check("pin", a_stage[0].acquire(stage_bytes), "pinned memory") &&
+                 (kc >= k || check("pin", a_stage[1].acquire(stage_bytes), "pinned memory"));  // one chunk: one buffer
+    });
+    if (staged_a) {
       unsigned char* a_dev = static_cast<unsigned char*>(a_all.get());
       for (int s = 0; ok && s < lead; ++s) {  // the lead panels' C, when beta reads it
         Slot& sl = slots[s];
@@ -357,15 +394,17 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
       }
       for (int k0 = 0, i = 0; ok && k0 < k; k0 += kc, ++i) {
         const int b = i % 2, kl = std::min(kc, k - k0);
-        if (i >= 2 && !check("sync", cudaEventSynchronize(chunk_up[b]), "uploading A")) break;
+        bool free_buffer = true;
+        if (i >= 2) clock.time(clock.wait, [&] { free_buffer = check("sync", cudaEventSynchronize(chunk_up[b]), "uploading A"); });
+        if (!free_buffer) break;
         // op(A)[:, k0:k0+kl]. N: stored columns k0.., contiguous in A's device copy (m x k);
         // T: stored rows k0.. of the k x m matrix, placed with A's pitch k.
         cudaError_t e;
         if (p.ta == Op::N) {
-          host_copy(a_stage[b].get(), m, a_src + size_t(k0) * p.lda * es, p.lda, m, kl, es);
+          clock.time(clock.in, [&] { host_copy(a_stage[b].get(), m, a_src + size_t(k0) * p.lda * es, p.lda, m, kl, es); });
           e = copy_matrix(a_dev + size_t(k0) * m * es, m, a_stage[b].get(), m, m, kl, es, up);
         } else {
-          host_copy(a_stage[b].get(), kl, a_src + size_t(k0) * es, p.lda, kl, m, es);
+          clock.time(clock.in, [&] { host_copy(a_stage[b].get(), kl, a_src + size_t(k0) * es, p.lda, kl, m, es); });
           e = copy_matrix(a_dev + size_t(k0) * es, k, a_stage[b].get(), kl, kl, m, es, up);
         }
         if (!check("copy", e, "uploading A")) break;
@@ -377,11 +416,15 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
           unsigned char* pb = static_cast<unsigned char*>(sl.pb.get());
           unsigned char* db = static_cast<unsigned char*>(sl.b.get());
           if (p.tb == Op::N) {
-            host_copy(pb + size_t(k0) * es, k, b_src + (size_t(j0) * p.ldb + size_t(k0)) * es, p.ldb, kl, cols, es);
+            clock.time(clock.in, [&] {
+              host_copy(pb + size_t(k0) * es, k, b_src + (size_t(j0) * p.ldb + size_t(k0)) * es, p.ldb, kl, cols, es);
+            });
             e = copy_matrix(db + size_t(k0) * es, k, pb + size_t(k0) * es, k, kl, cols, es, up);
           } else {
-            host_copy(pb + size_t(k0) * cols * es, cols, b_src + (size_t(k0) * p.ldb + size_t(j0)) * es, p.ldb, cols,
-                      kl, es);
+            clock.time(clock.in, [&] {
+              host_copy(pb + size_t(k0) * cols * es, cols, b_src + (size_t(k0) * p.ldb + size_t(j0)) * es, p.ldb, cols,
+                        kl, es);
+            });
             e = copy_matrix(db + size_t(k0) * cols * es, cols, pb + size_t(k0) * cols * es, cols, cols, kl, es, up);
           }
           check("copy", e, "upload");
@@ -426,14 +469,19 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
     // and uploaded behind the slot's previous tile, before the host waits for that tile's C:
     // the GPU then has them while the host copies the previous C out (after the lead panels
     // it would otherwise idle through both host copies).
-    if (s.staged_pending && !check("sync", cudaEventSynchronize(s.staged), "the pipelined GEMM")) break;
+    bool refill = true;
+    if (s.staged_pending)
+      clock.time(clock.wait, [&] { refill = check("sync", cudaEventSynchronize(s.staged), "the pipelined GEMM"); });
+    if (!refill) break;
     // op(B)'s columns [j0, j0+cols): N: a k x cols block; T: a cols x k block.
     const int b_ld = p.tb == Op::N ? k : cols;
-    if (p.tb == Op::N)
-      host_copy(s.pb.get(), k, static_cast<const unsigned char*>(p.b) + size_t(j0) * p.ldb * es, p.ldb, k, cols, es);
-    else
-      host_copy(s.pb.get(), cols, static_cast<const unsigned char*>(p.b) + size_t(j0) * es, p.ldb, cols, k, es);
-    if (row_blocks > 1) stage_a(s.pa.get(), i0, rows);
+    clock.time(clock.in, [&] {
+      if (p.tb == Op::N)
+        host_copy(s.pb.get(), k, static_cast<const unsigned char*>(p.b) + size_t(j0) * p.ldb * es, p.ldb, k, cols, es);
+      else
+        host_copy(s.pb.get(), cols, static_cast<const unsigned char*>(p.b) + size_t(j0) * es, p.ldb, cols, k, es);
+      if (row_blocks > 1) stage_a(s.pa.get(), i0, rows);
+    });
     // A slot's previous tile runs on its own stream, ahead of these uploads, except a lead panel
     // (second stream): only then does the stream wait for it.
     if (s.busy && t - 2 < first_tile && !check("sync", cudaStreamWaitEvent(s.stream, s.done, 0), "cudaStreamWaitEvent"))
@@ -461,8 +509,10 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
     s.i0 = i0;
     s.mb = rows;
     if (!p.beta_zero) {
-      host_copy(s.pc.get(), rows, static_cast<const unsigned char*>(p.c) + (size_t(j0) * p.ldc + size_t(i0)) * es, p.ldc,
-                rows, cols, es);
+      clock.time(clock.in, [&] {
+        host_copy(s.pc.get(), rows, static_cast<const unsigned char*>(p.c) + (size_t(j0) * p.ldc + size_t(i0)) * es,
+                  p.ldc, rows, cols, es);
+      });
       if (!check("copy", cudaMemcpyAsync(s.c.get(), s.pc.get(), size_t(rows) * cols * es, cudaMemcpyHostToDevice, s.stream), "upload") ||
           !multiply_tile())
         break;
@@ -486,6 +536,11 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
   a_all.release();
   for (Slot& s : slots)
     if (s.stream) cudaStreamSynchronize(s.stream);  // (also: no upload still reads a_stage)
+  if (verbose())
+    log_line(strformat("%s pipeline on GPU %d: m=%d n=%d k=%d in %d panel(s) of %d columns x %d row block(s); "
+                       "%.2f ms: pinned buffers %.2f, host copies in %.2f, out %.2f, waiting for the GPU %.2f",
+                       p.name, dev, m, n, k, panels, nb, row_blocks, clock.total(), clock.pin, clock.in, clock.out,
+                       clock.wait));
   if (!ok) discard_streams(dev);  // idle now; a failed call leaves nothing behind for the next
   if (!ok)
     for (int j = 0; j < panels; ++j)

@@ -72,6 +72,9 @@ cudaError_t acquire_streams(int dev, PipelineStreams** out);
 // Destroys the calling thread's set for `dev` (after a failed call: the next starts afresh).
 void discard_streams(int dev);
 
+// The most pinned memory the cache keeps between calls (1/32 of the host's memory, 1 to 4 GB).
+size_t pinned_cache_bytes();
+
 // A pinned host buffer from a process-wide cache (cudaHostAlloc costs milliseconds per hundred
 // MB); released into the cache (1/32 of the host's memory, 1 to 4 GB) when it goes.
 class Pinned {
