@@ -206,7 +206,7 @@ struct Slot {
 struct PhaseClock {
   using Clock = std::chrono::steady_clock;
   Clock::time_point start = Clock::now();
-  double pin = 0, in = 0, out = 0, wait = 0;
+  double pin = 0, in = 0, out = 0, wait = 0, feed = 0;
   template <class F>
   void time(double& acc, F&& f) {
     const Clock::time_point t0 = Clock::now();
@@ -349,7 +349,10 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
   DeviceBuffer a_all;
   Pinned a_stage[2];
   int first_tile = 0;  // the main loop's first tile (the lead panels come before it)
-  if (ok && row_blocks == 1 && !a_given) {
+  // A split call's shared A (a_feed) arrives the same way, chunk by chunk, staged by the first
+  // block's pipeline and waited for by the others.
+  const AFeed* feed = a_given ? p.a_feed : nullptr;
+  if (ok && row_blocks == 1 && (!a_given || feed)) {
     const cudaStream_t up = slots[0].stream, mm = slots[1].stream;
     // chunk_up[i % 2]: chunk i's uploads (from a_stage[i % 2], and its B rows) are done. These are
     // the slots' `staged` events, free until the main loop.
@@ -364,6 +367,7 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
     if (a_bytes >= (size_t(32) << 20)) chunk_bytes = std::min(chunk_bytes, std::max(a_bytes / 4, size_t(4) << 20));
     int kc = std::min(k, int(std::max<size_t>(1, chunk_bytes / (size_t(m) * es))));
     if (kc >= 128 && kc < k) kc = kc / 64 * 64;
+    if (feed) kc = std::max(1, std::min(feed->kc, k));
     // Lead panels: the first panel of each slot, when A comes in more than one chunk (with one
     // there is nothing to overlap, and the two slots' first products keep their own streams).
     // Twice as wide, lead panels measured at most 1 ms faster at 8192^3, and 2.5x slower at
@@ -372,14 +376,17 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
     const size_t stage_bytes = size_t(m) * size_t(kc) * es;
     const unsigned char* a_src = static_cast<const unsigned char*>(p.a);
     const unsigned char* b_src = static_cast<const unsigned char*>(p.b);
-    bool staged_a = false;
-    clock.time(clock.pin, [&] {
-      staged_a = check("alloc", a_all.allocate(a_bytes, up), "device memory for A") &&
-                 check("pin", a_stage[0].acquire(stage_bytes), "pinned memory") &&
-                 (kc >= k || check("pin", a_stage[1].acquire(stage_bytes), "pinned memory"));  // one chunk: one buffer
-    });
+    bool staged_a = feed != nullptr;
+    if (!feed)
+      clock.time(clock.pin, [&] {
+        staged_a = check("alloc", a_all.allocate(a_bytes, up), "device memory for A") &&
+                   check("pin", a_stage[0].acquire(stage_bytes), "pinned memory") &&
+                   (kc >= k || check("pin", a_stage[1].acquire(stage_bytes), "pinned memory"));  // one chunk: one buffer
+      });
     if (staged_a) {
-      unsigned char* a_dev = static_cast<unsigned char*>(a_all.get());
+      unsigned char* a_dev = feed ? static_cast<unsigned char*>(const_cast<void*>(p.a))
+                                  : static_cast<unsigned char*>(a_all.get());
+      const int64_t a_ld_dev = feed ? p.lda : (p.ta == Op::N ? m : k);
       for (int s = 0; ok && s < lead; ++s) {  // the lead panels' C, when beta reads it
         Slot& sl = slots[s];
         sl.j = s;
@@ -395,12 +402,22 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
       for (int k0 = 0, i = 0; ok && k0 < k; k0 += kc, ++i) {
         const int b = i % 2, kl = std::min(kc, k - k0);
         bool free_buffer = true;
-        if (i >= 2) clock.time(clock.wait, [&] { free_buffer = check("sync", cudaEventSynchronize(chunk_up[b]), "uploading A"); });
+        if (i >= 2 && !feed)
+          clock.time(clock.wait, [&] { free_buffer = check("sync", cudaEventSynchronize(chunk_up[b]), "uploading A"); });
         if (!free_buffer) break;
         // op(A)[:, k0:k0+kl]. N: stored columns k0.., contiguous in A's device copy (m x k);
         // T: stored rows k0.. of the k x m matrix, placed with A's pitch k.
         cudaError_t e;
-        if (p.ta == Op::N) {
+        if (feed) {
+          cudaEvent_t arrived = nullptr;
+          clock.time(clock.feed, [&] { arrived = feed->chunk(i); });
+          if (!arrived) {
+            if (ok) *why = "the shared upload of A to this GPU failed";
+            ok = false;
+            break;
+          }
+          e = cudaStreamWaitEvent(up, arrived, 0);
+        } else if (p.ta == Op::N) {
           clock.time(clock.in, [&] { host_copy(a_stage[b].get(), m, a_src + size_t(k0) * p.lda * es, p.lda, m, kl, es); });
           e = copy_matrix(a_dev + size_t(k0) * m * es, m, a_stage[b].get(), m, m, kl, es, up);
         } else {
@@ -436,10 +453,10 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
           Slot& sl = slots[s];
           const int cols = std::min(nb, n - s * nb);
           // This chunk of the lead panel: beta on the first, then accumulate.
-          const unsigned char* a_chunk = a_dev + (p.ta == Op::N ? size_t(k0) * m : size_t(k0)) * es;
+          const unsigned char* a_chunk = a_dev + (p.ta == Op::N ? size_t(k0) * size_t(a_ld_dev) : size_t(k0)) * es;
           const unsigned char* b_chunk =
               static_cast<unsigned char*>(sl.b.get()) + (p.tb == Op::N ? size_t(k0) : size_t(k0) * cols) * es;
-          if (!multiply(mm, m, cols, kl, k0 == 0, a_chunk, p.ta == Op::N ? m : k, b_chunk,
+          if (!multiply(mm, m, cols, kl, k0 == 0, a_chunk, int(a_ld_dev), b_chunk,
                         p.tb == Op::N ? k : cols, sl.c.get()))
             break;
           if (k0 + kl < k) continue;
@@ -538,9 +555,10 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
     if (s.stream) cudaStreamSynchronize(s.stream);  // (also: no upload still reads a_stage)
   if (verbose())
     log_line(strformat("%s pipeline on GPU %d: m=%d n=%d k=%d in %d panel(s) of %d columns x %d row block(s); "
-                       "%.2f ms: pinned buffers %.2f, host copies in %.2f, out %.2f, waiting for the GPU %.2f",
+                       "%.2f ms: pinned buffers %.2f, host copies in %.2f, out %.2f, waiting for the GPU %.2f%s",
                        p.name, dev, m, n, k, panels, nb, row_blocks, clock.total(), clock.pin, clock.in, clock.out,
-                       clock.wait));
+                       clock.wait,
+                       feed ? strformat(", staging or waiting for the shared A %.2f", clock.feed).c_str() : ""));
   if (!ok) discard_streams(dev);  // idle now; a failed call leaves nothing behind for the next
   if (!ok)
     for (int j = 0; j < panels; ++j)

@@ -21,6 +21,16 @@ struct CTile {
   int i0, rows, j0, cols;
 };
 
+// op(A) arriving in the current device's memory chunk by chunk while the pipeline runs (a split
+// call's shared upload: host_split.cpp): chunk i holds op(A)'s k range [i kc, (i + 1) kc).
+// chunk(i), asked once per chunk in order, returns once chunk i is queued for this device: the
+// event (of this device) that completes with its upload, or nullptr when it will not come. (The
+// first block's chunk(i) stages the chunk itself; the others wait for it.)
+struct AFeed {
+  int kc = 1;
+  std::function<cudaEvent_t(int i)> chunk;
+};
+
 // One GEMM on host arrays as the pipeline sees it, for any element type: the shapes, the
 // operands, and the product of one tile it queues with every operand in device memory.
 struct PipelineGemm {
@@ -34,6 +44,7 @@ struct PipelineGemm {
   int64_t lda = 1, ldb = 1, ldc = 1;
   bool a_given = false;       // op(A) is already in the current device's memory (a caller that
                               // uploads it once for several GPUs): used in place, lda its ld
+  const AFeed* a_feed = nullptr;  // with a_given: A still arriving, chunk by chunk (else all there)
   bool beta_zero = false;     // C is written unread
   bool split_k_lead = false;  // the first panels may be split along k (measured for SGEMM only)
   // Queues C_tile := alpha op(A_tile) op(B_tile) + beta' C_tile on `stream` of `device`, with
@@ -85,9 +96,10 @@ class Pinned {
   ~Pinned() { release(); }
   cudaError_t acquire(size_t bytes);
   void* get() const { return ptr_; }
+  // Back to the cache now (no copy may still read or write it).
+  void release();
 
  private:
-  void release();
   void* ptr_ = nullptr;
   size_t size_ = 0;
 };

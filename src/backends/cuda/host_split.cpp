@@ -135,11 +135,15 @@ std::vector<CTile> merge_columns(std::vector<CTile> tiles, int m) {
   return out;
 }
 
-// op(A) placed once on every GPU of a split call: each chunk of its stored columns is copied from
-// the caller's memory into a pinned buffer once and sent from there to every GPU. Each block's
+// op(A) placed once on every GPU of a split call: each chunk of its k range is copied from the
+// caller's memory into a pinned buffer once and sent from there to every GPU. Each block's
 // pipeline would otherwise stage all of A itself, and on multi-GPU hosts the host's memory
-// bandwidth, not PCIe, bounds these calls: staged once, A costs the host one pass instead of
-// one per GPU. Empty (the blocks stage A themselves) when it does not fit or a step fails.
+// bandwidth, not PCIe, bounds these calls: staged once, A costs the host one pass instead of one
+// per GPU. The chunks go up while the blocks run: the first block's pipeline stages each chunk
+// when it needs it (the producer), the others wait for it, and every pipeline multiplies its
+// first panels chunk by chunk as A arrives (AFeed, host_pipeline.h), so that no GPU idles through
+// the whole upload. Not used (the blocks stage A themselves) when it does not fit or a step of
+// its set-up fails.
 class SharedA {
  public:
   SharedA() = default;
@@ -147,83 +151,164 @@ class SharedA {
   SharedA& operator=(const SharedA&) = delete;
   ~SharedA() { release(); }
 
-  // From the calling thread (its copy lane copies); restores the current device.
-  void upload(const PipelineGemm& p, const std::vector<int>& devices) {
-    const size_t es = p.es, rows = size_t(p.a_rows()), cols = size_t(p.a_cols());
-    const size_t bytes = rows * cols * es;
+  // Allocates A's place on every device (restores the current device). After it, ready() says
+  // whether the blocks use it.
+  void prepare(const PipelineGemm& p, const std::vector<int>& devices) {
+    p_ = p;
+    const size_t es = p.es, bytes = size_t(p.a_rows()) * size_t(p.a_cols()) * es;
+    // About 32 MB of op(A) per chunk, at least four chunks from 32 MB on (as the pipeline's own).
+    size_t chunk_bytes = size_t(32) << 20;
+    if (bytes >= chunk_bytes) chunk_bytes = std::min(chunk_bytes, std::max(bytes / 4, size_t(4) << 20));
+    kc_ = std::min(p.k, int(std::max<size_t>(1, chunk_bytes / (size_t(p.m) * es))));
+    if (kc_ >= 128 && kc_ < p.k) kc_ = kc_ / 64 * 64;
+    chunks_ = (p.k + kc_ - 1) / kc_;
     int saved = -1;
     if (cudaGetDevice(&saved) != cudaSuccess) return;
-    const size_t chunk_cols = std::max<size_t>(1, (size_t(32) << 20) / (rows * es));
-    const size_t chunk_bytes = rows * std::min(chunk_cols, cols) * es;
-    std::vector<cudaStream_t> streams(devices.size(), nullptr);
-    std::vector<cudaEvent_t> sent[2] = {std::vector<cudaEvent_t>(devices.size(), nullptr),
-                                        std::vector<cudaEvent_t>(devices.size(), nullptr)};
-    void* pinned[2] = {nullptr, nullptr};
-    bool ok = true;
-    bufs_.assign(devices.size(), nullptr);
+    const size_t g_count = devices.size();
     devices_ = devices;
-    for (size_t g = 0; ok && g < devices.size(); ++g) {
+    bufs_.assign(g_count, nullptr);
+    streams_.assign(g_count, nullptr);
+    events_.assign(g_count * size_t(chunks_), nullptr);
+    bool ok = true;
+    for (size_t g = 0; ok && g < g_count; ++g) {
       size_t free_b = 0, total = 0;
       ok = cudaSetDevice(devices[g]) == cudaSuccess && cudaMemGetInfo(&free_b, &total) == cudaSuccess &&
            bytes <= free_b / 10 * 4 &&  // as the pipeline keeps A: at most half its 80% budget
            cudaMalloc(&bufs_[g], bytes) == cudaSuccess &&
-           cudaStreamCreateWithFlags(&streams[g], cudaStreamNonBlocking) == cudaSuccess &&
-           cudaEventCreateWithFlags(&sent[0][g], cudaEventDisableTiming) == cudaSuccess &&
-           cudaEventCreateWithFlags(&sent[1][g], cudaEventDisableTiming) == cudaSuccess;
+           cudaStreamCreateWithFlags(&streams_[g], cudaStreamNonBlocking) == cudaSuccess;
+      for (int i = 0; ok && i < chunks_; ++i)
+        ok = cudaEventCreateWithFlags(&events_[g * size_t(chunks_) + size_t(i)], cudaEventDisableTiming) == cudaSuccess;
     }
-    for (int b = 0; ok && b < 2; ++b) ok = cudaHostAlloc(&pinned[b], chunk_bytes, cudaHostAllocPortable) == cudaSuccess;
-    const unsigned char* src = static_cast<const unsigned char*>(p.a);
-    for (size_t c0 = 0, i = 0; ok && c0 < cols; c0 += chunk_cols, ++i) {
-      const int b = int(i % 2);
-      const size_t cc = std::min(chunk_cols, cols - c0);
-      for (size_t g = 0; ok && i >= 2 && g < devices.size(); ++g) ok = cudaEventSynchronize(sent[b][g]) == cudaSuccess;
-      if (!ok) break;
-      host_copy(pinned[b], int64_t(rows), src + c0 * size_t(p.lda) * es, p.lda, int(rows), int(cc), es);
-      for (size_t g = 0; ok && g < devices.size(); ++g)
-        ok = cudaSetDevice(devices[g]) == cudaSuccess &&
-             cudaMemcpyAsync(static_cast<unsigned char*>(bufs_[g]) + c0 * rows * es, pinned[b], rows * cc * es,
-                             cudaMemcpyHostToDevice, streams[g]) == cudaSuccess &&
-             cudaEventRecord(sent[b][g], streams[g]) == cudaSuccess;
-    }
-    for (size_t g = 0; g < devices.size(); ++g)  // (also: no copy still reads the pinned buffers)
-      if (streams[g] && cudaStreamSynchronize(streams[g]) != cudaSuccess) ok = false;
-    for (size_t g = 0; g < devices.size(); ++g) {
-      for (int b = 0; b < 2; ++b)
-        if (sent[b][g]) cudaEventDestroy(sent[b][g]);
-      if (streams[g]) cudaStreamDestroy(streams[g]);
-    }
-    for (void* h : pinned)
-      if (h) cudaFreeHost(h);
+    const size_t stage_bytes = size_t(p.m) * size_t(kc_) * es;
+    for (int b = 0; ok && b < 2 && b < chunks_; ++b) ok = pinned_[b].acquire(stage_bytes) == cudaSuccess;
+    cudaSetDevice(saved);
     if (!ok) {
       cudaGetLastError();  // (the blocks stage A themselves; a sticky error shows again there)
       release();
+      return;
     }
-    cudaSetDevice(saved);
+    feeds_.resize(g_count);
+    for (size_t g = 0; g < g_count; ++g) {
+      feeds_[g].kc = kc_;
+      feeds_[g].chunk = [this, g](int i) { return g == 0 ? produce(i) : arrived(g, i); };
+    }
   }
   bool ready() const { return !bufs_.empty(); }
-  // Block i's problem: p with A on devices[i], packed (leading dimension: A's stored rows).
+
+  // Block i's problem: p with A on devices[i], packed (leading dimension: A's stored rows), fed
+  // chunk by chunk.
   PipelineGemm on(const PipelineGemm& p, size_t i) const {
     PipelineGemm q = p;
     q.a = bufs_[i];
     q.lda = p.a_rows();
     q.a_given = true;
+    q.a_feed = &feeds_[i];
     return q;
   }
+
+  // After the producer's block: the chunks it did not stage (it failed first) are sent now, so
+  // that the other blocks get all of A.
+  void produce_rest() {
+    for (int i = 0; i < chunks_ && !failed(); ++i)
+      if (i >= produced_) produce(i);
+  }
+
+  // No more chunks will come: blocks waiting for one fail.
+  void abandon() { publish(0, true); }
+
+  // Waits for every upload (nothing may still read the pinned buffers or write A's places), then
+  // frees everything.
   void release() {
-    for (size_t g = 0; g < bufs_.size(); ++g)
-      if (bufs_[g] && !gpu_lost()) {
-        int saved = -1;
-        cudaGetDevice(&saved);
-        cudaSetDevice(devices_[g]);
-        cudaFree(bufs_[g]);
-        cudaSetDevice(saved);
+    int saved = -1;
+    cudaGetDevice(&saved);
+    const bool lost = gpu_lost();
+    for (size_t g = 0; g < devices_.size(); ++g) {
+      if (!lost && cudaSetDevice(devices_[g]) == cudaSuccess) {
+        if (streams_[g]) cudaStreamSynchronize(streams_[g]);
+        for (int i = 0; i < chunks_; ++i)
+          if (cudaEvent_t& e = events_[g * size_t(chunks_) + size_t(i)]) cudaEventDestroy(e);
+        if (streams_[g]) cudaStreamDestroy(streams_[g]);
+        if (bufs_[g]) cudaFree(bufs_[g]);
       }
+    }
+    if (saved >= 0) cudaSetDevice(saved);
+    cudaGetLastError();
+    for (Pinned& b : pinned_) b.release();
+    devices_.clear();
     bufs_.clear();
+    streams_.clear();
+    events_.clear();
+    feeds_.clear();
   }
 
  private:
+  bool failed() {
+    std::lock_guard<std::mutex> lock(m_);
+    return failed_;
+  }
+  void publish(int count, bool failed) {
+    std::lock_guard<std::mutex> lock(m_);
+    published_ = std::max(published_, count);
+    failed_ = failed_ || failed;
+    cv_.notify_all();
+  }
+  cudaEvent_t event(size_t g, int i) const { return events_[g * size_t(chunks_) + size_t(i)]; }
+
+  // Block g (not the producer) waits until chunk i is queued for its device.
+  cudaEvent_t arrived(size_t g, int i) {
+    std::unique_lock<std::mutex> lock(m_);
+    cv_.wait(lock, [&] { return failed_ || published_ > i; });
+    return published_ > i ? event(g, i) : nullptr;
+  }
+
+  // The producer (block 0's thread, its copy lane): op(A)'s k range [i kc, (i+1) kc) into a
+  // pinned buffer, then up to every device (each on its own stream), in order of i. Returns
+  // device 0's event for it (nullptr: failed; the others are told).
+  cudaEvent_t produce(int i) {
+    if (i != produced_) return nullptr;  // (in order only; a pipeline asks each chunk once)
+    const size_t es = p_.es;
+    const int k0 = i * kc_, kl = std::min(kc_, p_.k - k0), m = p_.m;
+    const int b = i % 2;
+    bool ok = !failed();
+    // The buffer's previous chunk (i - 2) must have gone up to every device.
+    for (size_t g = 0; ok && i >= 2 && g < devices_.size(); ++g) ok = cudaEventSynchronize(event(g, i - 2)) == cudaSuccess;
+    const unsigned char* src = static_cast<const unsigned char*>(p_.a);
+    if (ok) {
+      if (p_.ta == Op::N)
+        host_copy(pinned_[b].get(), m, src + size_t(k0) * size_t(p_.lda) * es, p_.lda, m, kl, es);
+      else
+        host_copy(pinned_[b].get(), kl, src + size_t(k0) * es, p_.lda, kl, m, es);
+    }
+    int saved = -1;
+    cudaGetDevice(&saved);
+    for (size_t g = 0; ok && g < devices_.size(); ++g) {
+      unsigned char* dst = static_cast<unsigned char*>(bufs_[g]);
+      ok = cudaSetDevice(devices_[g]) == cudaSuccess &&
+           (p_.ta == Op::N ? copy_matrix(dst + size_t(k0) * size_t(m) * es, m, pinned_[b].get(), m, m, kl, es, streams_[g])
+                           : copy_matrix(dst + size_t(k0) * es, p_.k, pinned_[b].get(), kl, kl, m, es, streams_[g])) ==
+               cudaSuccess &&
+           cudaEventRecord(event(g, i), streams_[g]) == cudaSuccess;
+    }
+    if (saved >= 0) cudaSetDevice(saved);
+    if (!ok) cudaGetLastError();
+    produced_ = ok ? i + 1 : produced_;
+    publish(produced_, !ok);
+    return ok ? event(0, i) : nullptr;
+  }
+
+  PipelineGemm p_;
+  int kc_ = 1, chunks_ = 0;
+  int produced_ = 0;  // chunks sent (the producer's thread only)
   std::vector<int> devices_;
   std::vector<void*> bufs_;  // op(A) as stored, packed, on devices_[g]
+  std::vector<cudaStream_t> streams_;
+  std::vector<cudaEvent_t> events_;  // [g * chunks + i]: chunk i is on devices_[g]
+  Pinned pinned_[2];
+  std::vector<AFeed> feeds_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  int published_ = 0;
+  bool failed_ = false;
 };
 
 // One GPU's block of a split call.
@@ -293,17 +378,13 @@ bool host_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::strin
     shares[i].block = {0, p.m, first[i], first[i + 1] - first[i]};
   }
   SharedA shared_a;
-  {
-    CopyLane copy_lane(1, g);
-    PoolAwake copy_threads_awake;
-    shared_a.upload(p, devices);
-  }
+  shared_a.prepare(p, devices);
   if (verbose()) {
     std::string blocks;
     for (const Share& s : shares)
       blocks += strformat("%s%d:%d-%d", blocks.empty() ? "" : " ", s.device, s.block.j0, s.block.j0 + s.block.cols - 1);
     log_line(strformat("%s m=%d n=%d k=%d split over %zu GPUs (GPU:columns %s; A %s)", p.name, p.m,
-                       p.n, p.k, g, blocks.c_str(), shared_a.ready() ? "staged once for all" : "staged by each"));
+                       p.n, p.k, g, blocks.c_str(), shared_a.ready() ? "staged once for all, as it is used" : "staged by each"));
   }
   auto run_share = [&p, &shared_a, g](Share* s, size_t lane) {
     try {
@@ -311,6 +392,14 @@ bool host_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::strin
       s->ok = run_tiles(q, s->device, lane, g, {s->block}, &s->left, &s->why);
     } catch (...) {
       s->error = std::current_exception();
+    }
+    if (shared_a.ready() && lane == 1) {  // the producer: A reaches the other blocks also if its own failed
+      try {
+        CopyLane copy_lane(lane, g);
+        shared_a.produce_rest();
+      } catch (...) {
+        shared_a.abandon();  // (the other blocks stop waiting, fail, and their columns go elsewhere)
+      }
     }
   };
   run_on_devices(devices, [&run_share, &shares](size_t i) { run_share(&shares[i], i + 1); });
