@@ -1,4 +1,5 @@
 #include "dispatch/dispatch.h"
+#include "dispatch/batch_rule.h"
 
 #include <sys/uio.h>
 #include <unistd.h>
@@ -624,46 +625,6 @@ void run_gemv(GemvProblem& p) {
 namespace myblas {
 
 namespace {
-
-// Host arrays go to the GPU when the batch is big enough to pay for starting the transfers and
-// does enough arithmetic per byte moved that the GPU, running at the speed of the host link,
-// finishes before the CPU. Break-even: the CPU's batch rate divided by the GPU path's. Measured on
-// the H100's 16-core host (bench_batched --host, 10^4 FP32 products, every size under the CPU and
-// the GPU path; bench/results/h100-batched-host-2026-11-28-run2.txt): the CPU path ran 0.11-0.19
-// TFLOP/s; the GPU path moved 26 GB/s for strided batches but gathers pointer-array batches
-// product by product on the host, 3.4x slower at 16^3. Strided: the GPU was faster at 16^3 and 32^3
-// already (2.7 and 5.3 flops a byte: 2.8x, 2.4x), so 2 flops a byte; pointer arrays: the CPU was
-// faster at 16^3 and 32^3 and the GPU at 64^3 (10.7: 1.2x), so 8. FP64 at half the FP32 values
-// (the CPU's FP64 rate taken as half its FP32 rate; not measured). binary16 has no CPU BLAS
-// routine (the CPU path widens to FP32 and back), so only the size test applies.
-constexpr double kBatchHostGpuMinBytes = 8e6;
-double batch_host_gpu_flops_per_byte(Dtype t, bool pointer_arrays) {
-  const double fp32 = pointer_arrays ? 8 : 2;
-  switch (t) {
-    case Dtype::s: case Dtype::c: return fp32;
-    case Dtype::d: case Dtype::z: return fp32 / 2;
-    case Dtype::h: return 0;
-  }
-  return 1e30;
-}
-
-bool batch_host_gpu_wins(const BatchProblem& p) {
-  if (p.family != Family::gemm) return false;  // GEMV reads every byte once: the host link never wins
-  const double es = double(p.elem_size());
-  const double flop_per_mac = is_complex(p.type) ? 8 : 2;
-  double flops = 0, bytes = 0;
-  bool pointer_arrays = false;
-  for (const BatchGroup& g : p.groups) {
-    if (g.scale_only(p.family)) continue;
-    pointer_arrays = pointer_arrays || g.listed();
-    const double n = double(g.count);
-    flops += n * flop_per_mac * double(g.m) * double(g.n) * double(g.k);
-    const double a = g.listed() || g.stride_a ? n : 1, b = g.listed() || g.stride_b ? n : 1;
-    bytes += es * (a * double(g.m) * double(g.k) + b * double(g.k) * double(g.n) +
-                   n * double(g.m) * double(g.n) * (g.beta.zero() ? 1 : 2));
-  }
-  return bytes >= kBatchHostGpuMinBytes && flops >= batch_host_gpu_flops_per_byte(p.type, pointer_arrays) * bytes;
-}
 
 // Where the operands live: one kind of memory on one device, or mixed. A strided group's operands
 // are each one allocation, located by their first product's; a group given as pointer arrays

@@ -35,6 +35,11 @@ constexpr double kSerialMacs = double(1 << 30);  // a product this large runs al
 // A group this small in all (multiply-adds over its products) runs on the calling thread: waking
 // the copy threads and holding OpenBLAS to one thread would cost more than they save.
 constexpr double kParallelGroupMacs = double(1 << 21);
+// Products this small run one after another on the calling thread whatever their number: 10^4
+// FP32 products of 8^3 and of 16^3 took 13.8 and 15.5 ms spread over 16 threads and 4.2 and 7.8 ms
+// as a loop of OpenBLAS calls (its single-thread calls from many threads at once contend inside
+// it); from 24^3 on the threads won (16.5 against 23.8 ms) (bench/results/h100-batched-host-2026-11-28-run3.txt).
+constexpr double kParallelProductMacs = 8192;
 
 // Holds OpenBLAS to one thread while a batch's products run on our threads.
 class OneThreadEach {
@@ -165,7 +170,7 @@ bool cpu_batch(const BatchProblem& p, std::string* why) {
     if (library_batch(p, g)) continue;
     const double macs = double(g.m) * double(g.n) * double(p.family == Family::gemm ? g.k : 1);
     const size_t threads = std::max<size_t>(1, pool_threads());
-    if (p.mem != Mem::host || g.count < int64_t(2 * threads) || macs >= kSerialMacs ||
+    if (p.mem != Mem::host || g.count < int64_t(2 * threads) || macs >= kSerialMacs || macs < kParallelProductMacs ||
         macs * double(g.count) < kParallelGroupMacs) {
       for (int64_t i = 0; i < g.count; ++i)
         if (!run_item(p, g, i, why)) return false;

@@ -1,0 +1,53 @@
+// When a batch of GEMMs on host arrays goes to the GPU (dispatch.cpp's rule for batches): a pure
+// function of the batch's shapes and form, so that the CPU tests check it.
+#pragma once
+#include "core/batch.h"
+
+namespace myblas {
+
+// Host arrays go to the GPU when the batch is big enough to pay for starting the transfers and
+// does enough arithmetic per byte moved that the GPU, running at the speed of the host link,
+// finishes before the CPU. Break-even: the CPU's batch rate divided by the GPU path's. Measured on
+// the H100's 16-core host (bench_batched --host, 10^4 FP32 products, every size under the CPU and
+// the GPU path; bench/results/h100-batched-host-2026-11-28-run2.txt and -run3.txt): the CPU path
+// ran 0.11-0.19 TFLOP/s; the GPU path moved 26 GB/s for strided batches but gathers pointer-array
+// batches product by product on the host, 3.4x slower at 16^3. Strided: the GPU was faster from
+// 8^3 on (1 flop a byte: 2.5 ms against 4.2 for a loop of OpenBLAS calls), so 1 flop a byte;
+// pointer arrays: the CPU was faster at 16^3 to 48^3 and the GPU at 64^3 (1.1-1.2x), so 8 (n / 8
+// for square FP32 products with beta != 0). FP64 at half the FP32 values
+// (the CPU's FP64 rate taken as half its FP32 rate; not measured). binary16 has no CPU BLAS
+// routine (the CPU path widens to FP32 and back), so only the size test applies.
+constexpr double kBatchHostGpuMinBytes = 8e6;
+inline double batch_host_gpu_flops_per_byte(Dtype t, bool pointer_arrays) {
+  const double fp32 = pointer_arrays ? 8 : 1;
+  switch (t) {
+    case Dtype::s: case Dtype::c: return fp32;
+    case Dtype::d: case Dtype::z: return fp32 / 2;
+    case Dtype::h: return 0;
+  }
+  return 1e30;
+}
+
+// Pointer arrays that step evenly (BatchGroup::stepped, run as a strided group) count as pointer
+// arrays: on host memory outside the program-break heap their products are located one by one
+// before the GPU path can start (a driver query each), and the measured pointer-array form was
+// slower on the GPU than on the CPU at 24^3-48^3 (bench/results/h100-batched-host-2026-11-28-run3.txt).
+inline bool batch_host_gpu_wins(const BatchProblem& p) {
+  if (p.family != Family::gemm) return false;  // GEMV reads every byte once: the host link never wins
+  const double es = double(p.elem_size());
+  const double flop_per_mac = is_complex(p.type) ? 8 : 2;
+  double flops = 0, bytes = 0;
+  bool pointer_arrays = false;
+  for (const BatchGroup& g : p.groups) {
+    if (g.scale_only(p.family)) continue;
+    pointer_arrays = pointer_arrays || g.listed() || g.stepped;
+    const double n = double(g.count);
+    flops += n * flop_per_mac * double(g.m) * double(g.n) * double(g.k);
+    const double a = g.listed() || g.stride_a ? n : 1, b = g.listed() || g.stride_b ? n : 1;
+    bytes += es * (a * double(g.m) * double(g.k) + b * double(g.k) * double(g.n) +
+                   n * double(g.m) * double(g.n) * (g.beta.zero() ? 1 : 2));
+  }
+  return bytes >= kBatchHostGpuMinBytes && flops >= batch_host_gpu_flops_per_byte(p.type, pointer_arrays) * bytes;
+}
+
+}  // namespace myblas
