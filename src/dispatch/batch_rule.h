@@ -9,7 +9,7 @@ namespace myblas {
 // does enough arithmetic per byte moved that the GPU, running at the speed of the host link,
 // finishes before the CPU. Break-even: the CPU's batch rate divided by the GPU path's. Measured on
 // the H100's 16-core host (bench_batched --host, 10^4 FP32 products, every size under the CPU and
-// the GPU path; bench/results/h100-batched-host-2026-11-28-run2.txt and -run3.txt): the CPU path
+// the GPU path; bench/results/h100-batched-host-2026-11-28-run2.txt, -run3.txt and -run4.txt): the CPU path
 // ran 0.11-0.19 TFLOP/s; the GPU path moved 26 GB/s for strided batches but gathers pointer-array
 // batches product by product on the host, 3.4x slower at 16^3. Strided: the GPU was faster from
 // 8^3 on (1 flop a byte: 2.5 ms against 4.2 for a loop of OpenBLAS calls), so 1 flop a byte;
@@ -17,7 +17,9 @@ namespace myblas {
 // for square FP32 products with beta != 0). FP64 at half the FP32 values
 // (the CPU's FP64 rate taken as half its FP32 rate; not measured). binary16 has no CPU BLAS
 // routine (the CPU path widens to FP32 and back), so only the size test applies.
-constexpr double kBatchHostGpuMinBytes = 8e6;
+// From 6 MB moved: 10^4 FP32 products of 8^3 with beta 0 (7.7 MB) took 2.2 ms on the GPU path
+// against 3.2 for a loop of OpenBLAS calls and 4.1 for the CPU path (run 4 of the same file).
+constexpr double kBatchHostGpuMinBytes = 6e6;
 inline double batch_host_gpu_flops_per_byte(Dtype t, bool pointer_arrays) {
   const double fp32 = pointer_arrays ? 8 : 1;
   switch (t) {

@@ -1,5 +1,6 @@
 #include "dispatch/dispatch.h"
 #include "dispatch/batch_rule.h"
+#include "dispatch/host_mapping.h"
 
 #include <sys/uio.h>
 #include <unistd.h>
@@ -702,6 +703,17 @@ void locate_batch(BatchProblem& p) {
         const uintptr_t last = reinterpret_cast<uintptr_t>(
             w == 0 ? g.a_at(g.count - 1, es) : w == 1 ? g.b_at(g.count - 1, es) : g.c_at(g.count - 1, es));
         one_each = one_each && last >= known.lo[w] && last < known.hi[w];
+      }
+      // Pageable host memory has no range from the driver: one look at the process's mappings
+      // instead of a query per product (dispatch/host_mapping.h).
+      if (!one_each && !all.mixed && all.mem == Mem::host && g.count > kPerTask) {
+        one_each = true;
+        for (int w = ab ? 0 : 2; w < 3 && one_each; ++w) {
+          const void* first = w == 0 ? g.a_at(0, es) : w == 1 ? g.b_at(0, es) : g.c_at(0, es);
+          const void* last = w == 0 ? g.a_at(g.count - 1, es) : w == 1 ? g.b_at(g.count - 1, es) : g.c_at(g.count - 1, es);
+          one_each = heap.contains(first) ? heap.contains(last)
+                                          : in_one_mapping(reinterpret_cast<uintptr_t>(first), reinterpret_cast<uintptr_t>(last));
+        }
       }
       if (one_each || all.mixed) {
         if (all.mixed) break;

@@ -60,7 +60,9 @@ TEST(BatchRule, PointerArraysFromEightFlopsAByte) {
 
 TEST(BatchRule, SizeAndFamily) {
   using myblas::Dtype;
-  EXPECT_FALSE(myblas::batch_host_gpu_wins(batch(Dtype::s, 64, 10, 0)));  // 2.6 MB: under the minimum
+  EXPECT_FALSE(myblas::batch_host_gpu_wins(batch(Dtype::s, 64, 10, 0)));  // 0.7 MB: under the minimum
+  EXPECT_FALSE(myblas::batch_host_gpu_wins(batch(Dtype::s, 8, 5000, 0)));  // 5.1 MB: under it
+  EXPECT_TRUE(myblas::batch_host_gpu_wins(batch(Dtype::s, 8, 6000, 0)));   // 6.1 MB
   EXPECT_FALSE(myblas::batch_host_gpu_wins(batch(Dtype::s, 512, 10000, 0, myblas::Family::gemv)));
   BatchProblem zero_alpha = batch(Dtype::s, 64, 10000, 0);
   zero_alpha.groups[0].alpha.re = 0;  // only scales C: no arithmetic to win with
