@@ -1,6 +1,9 @@
 #include "core/batch.h"
 
+#include "core/thread_pool.h"
+
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 
 namespace myblas {
@@ -55,9 +58,29 @@ bool listed_as_strided(BatchGroup* g, Family f, size_t es) {
     const uintptr_t base = reinterpret_cast<uintptr_t>(list[0]);
     const intptr_t d = intptr_t(reinterpret_cast<uintptr_t>(list[1]) - base);
     if (d < 0 || (positive && d == 0) || d % intptr_t(es) != 0) return -1;
-    for (int64_t i = 2; i < g->count; ++i)  // (unsigned: wraps as the strided form's addresses do)
-      if (reinterpret_cast<uintptr_t>(list[i]) != base + uintptr_t(i) * uintptr_t(d)) return -1;
-    return int64_t(d / intptr_t(es));
+    // Every pointer checked, in blocks without a branch per pointer; a long list over the copy
+    // threads (2^17 products' three lists took about 0.45 ms on one core of the H100's host, more
+    // than the products of 16^3 themselves on the GPU).
+    auto block_steps = [&](int64_t i0, int64_t i1) {  // (unsigned: wraps as the strided form's addresses do)
+      uintptr_t off = 0;
+      for (int64_t i = i0; i < i1; ++i) off |= reinterpret_cast<uintptr_t>(list[i]) ^ (base + uintptr_t(i) * uintptr_t(d));
+      return off == 0;
+    };
+    constexpr int64_t kBlock = 8192;
+    const int64_t blocks = (g->count - 2 + kBlock - 1) / kBlock;
+    bool even = true;
+    if (blocks < 4) {
+      for (int64_t b = 0; even && b < blocks; ++b) even = block_steps(2 + b * kBlock, std::min(g->count, 2 + (b + 1) * kBlock));
+    } else {
+      std::atomic<bool> off{false};
+      parallel_for(size_t(blocks), [&](size_t b) {
+        if (off.load(std::memory_order_relaxed)) return;
+        const int64_t i0 = 2 + int64_t(b) * kBlock;
+        if (!block_steps(i0, std::min(g->count, i0 + kBlock))) off.store(true, std::memory_order_relaxed);
+      });
+      even = !off.load();
+    }
+    return even ? int64_t(d / intptr_t(es)) : -1;
   };
   const int64_t sc = step_of(g->c_list, true);
   if (sc < 0) return false;

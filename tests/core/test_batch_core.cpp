@@ -22,6 +22,40 @@ BatchGroup listed(std::vector<const void*>& a, std::vector<const void*>& b, std:
   return g;
 }
 
+// Long lists (checked in blocks over the copy threads): every pointer counts, the first block's,
+// a middle block's and the last one's.
+TEST(BatchCore, LongListsAsStrided) {
+  const int64_t count = 100003, n = 2;
+  std::vector<float> buf(16);
+  auto* base = reinterpret_cast<const char*>(buf.data());
+  std::vector<const void*> a(static_cast<size_t>(count)), b(static_cast<size_t>(count));
+  std::vector<void*> c(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {  // (never dereferenced: only the addresses are compared)
+    a[size_t(i)] = base + 4 * 4 * i;
+    b[size_t(i)] = base;
+    c[size_t(i)] = const_cast<char*>(base) + 4 * 8 * i;
+  }
+  {
+    BatchGroup g = listed(a, b, c, n);
+    ASSERT_TRUE(listed_as_strided(&g, Family::gemm, sizeof(float)));
+    EXPECT_EQ(g.stride_a, 4);
+    EXPECT_EQ(g.stride_c, 8);
+  }
+  for (int64_t at : {int64_t(2), int64_t(3), count / 2, count - 8193, count - 1}) {
+    for (int list = 0; list < 3; ++list) {
+      auto aa = a;
+      auto bb = b;
+      auto cc = c;
+      if (list == 0) aa[size_t(at)] = base + 4;
+      if (list == 1) bb[size_t(at)] = base + 4;
+      if (list == 2) cc[size_t(at)] = const_cast<char*>(base) + 4;
+      BatchGroup g = listed(aa, bb, cc, n);
+      EXPECT_FALSE(listed_as_strided(&g, Family::gemm, sizeof(float))) << "list " << list << " off at " << at;
+      EXPECT_TRUE(g.listed());
+    }
+  }
+}
+
 TEST(BatchCore, ListedAsStrided) {
   std::vector<float> buf(4096);
   const int64_t n = 4, count = 5;
