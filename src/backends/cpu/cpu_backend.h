@@ -25,6 +25,12 @@ void cpu_sgemm_host(const GemmProblem& p);
 bool cpu_blas_problem(const BlasProblem& p, std::string* why);
 // One GEMM or GEMV (S, D, C, Z) on host operands, on the calling thread, without staging.
 void cpu_host_item(const BlasProblem& p);
+// Products [i0, i1) of GEMM group g of a host-operand batch (S, D, C, Z), one after another on
+// the calling thread: cpu_host_item's checks once for the group (its fixed cost was 25-50 ns a
+// product, as much as an 8^3 product itself), then one CPU BLAS call each. False, with nothing
+// run, where the group needs cpu_host_item's other cases (no CPU BLAS routine, sizes beyond int,
+// alpha == 0, beta == 0 on a CPU BLAS other than OpenBLAS).
+bool cpu_host_gemm_products(const BatchProblem& p, const BatchGroup& g, int64_t i0, int64_t i1);
 // A batch (core/batch.h) on the CPU: the CPU BLAS's own batch routine where it exports one, else
 // the products spread over the copy threads (core/thread_pool.h); operands in device memory (a
 // GPU fallback) are staged product by product. false (with *why) only when a device operand

@@ -9,6 +9,7 @@
 #include "backends/cpu/cpu_blas.h"
 #include "backends/cpu/reference_blas.h"
 #include "backends/cuda/cuda_runtime.h"
+#include "core/batch.h"
 #include "core/elem.h"
 #include "core/log.h"
 
@@ -230,6 +231,42 @@ void cpu_host_item(const BlasProblem& p) {
     case Dtype::z: return host_run<std::complex<double>>(p, p.a, p.lda, p.b, p.ldb, p.c, p.ldc);
     case Dtype::h: break;
   }
+}
+
+namespace {
+
+// host_run's checks once for a GEMM group, then one CPU BLAS call per product.
+template <class T>
+bool host_gemm_products(const BatchProblem& p, const BatchGroup& g, int64_t i0, int64_t i1) {
+  const BlasProblem first = p.item(g, i0);
+  if (first.scale_only()) return false;
+  void* fn = first.routine() == Routine::sgemm ? reinterpret_cast<void*>(cpu_blas().sgemm_ptr)
+                                               : cpu_blas().routines[int(first.routine())];
+  const int64_t lda = first.lda, ldb = first.ldb, ldc = first.ldc;
+  const bool int32 = fits_int32(first.m) && fits_int32(first.n) && fits_int32(first.k) && fits_int32(lda) &&
+                     fits_int32(ldb) && fits_int32(ldc) && fits_int32(first.a_rows() * lda);
+  // (beta == 0 needs C zeroed first unless OpenBLAS, which stores zeros unread: host_run's case)
+  if (!fn || !int32 || (first.beta.zero() && !cpu_blas().openblas)) return false;
+  const size_t es = sizeof(T);
+  const CpuBlas::Call in_call;
+  for (int64_t i = i0; i < i1; ++i)
+    call_fortran<T>(fn, first, static_cast<const T*>(g.a_at(i, es)), int(lda), static_cast<const T*>(g.b_at(i, es)),
+                    int(ldb), static_cast<T*>(g.c_at(i, es)), int(ldc), first.beta);
+  return true;
+}
+
+}  // namespace
+
+bool cpu_host_gemm_products(const BatchProblem& p, const BatchGroup& g, int64_t i0, int64_t i1) {
+  if (p.family != Family::gemm || i1 <= i0) return false;
+  switch (p.type) {
+    case Dtype::s: return host_gemm_products<float>(p, g, i0, i1);
+    case Dtype::d: return host_gemm_products<double>(p, g, i0, i1);
+    case Dtype::c: return host_gemm_products<std::complex<float>>(p, g, i0, i1);
+    case Dtype::z: return host_gemm_products<std::complex<double>>(p, g, i0, i1);
+    case Dtype::h: break;
+  }
+  return false;
 }
 
 bool cpu_blas_has(Routine r) { return cpu_blas().routines[int(r)] != nullptr; }
