@@ -26,8 +26,9 @@ bool cpu_blas_problem(const BlasProblem& p, std::string* why);
 // One GEMM or GEMV (S, D, C, Z) on host operands, on the calling thread, without staging.
 void cpu_host_item(const BlasProblem& p);
 // Products [i0, i1) of GEMM group g of a host-operand batch (S, D, C, Z), one after another on
-// the calling thread: cpu_host_item's checks once for the group (its fixed cost was 25-50 ns a
-// product, as much as an 8^3 product itself), then one CPU BLAS call each. False, with nothing
+// the calling thread: cpu_host_item's checks once for the group (10^4 products of 8^3 took
+// 1.3-2.0x a loop of OpenBLAS calls through cpu_host_item, 1.0-1.4x with the checks hoisted:
+// bench/results/vm2cpu-2026-11-28/vm2cpu-batch-serial-2026-11-28.txt), then one CPU BLAS call each. False, with nothing
 // run, where the group needs cpu_host_item's other cases (no CPU BLAS routine, sizes beyond int,
 // alpha == 0, beta == 0 on a CPU BLAS other than OpenBLAS).
 bool cpu_host_gemm_products(const BatchProblem& p, const BatchGroup& g, int64_t i0, int64_t i1);
