@@ -698,10 +698,13 @@ void locate_batch(BatchProblem& p) {
       // every product is located.
       locate_range(g, 0, 1, &known, &all);
       const bool ab = !g.scale_only(p.family);
+      // Operand w (0: A, 1: B, 2: C) of product i, as an address.
+      auto at = [&](int w, int64_t i) {
+        return reinterpret_cast<uintptr_t>(w == 0 ? g.a_at(i, es) : w == 1 ? g.b_at(i, es) : g.c_at(i, es));
+      };
       bool one_each = true;
       for (int w = ab ? 0 : 2; w < 3; ++w) {
-        const uintptr_t last = reinterpret_cast<uintptr_t>(
-            w == 0 ? g.a_at(g.count - 1, es) : w == 1 ? g.b_at(g.count - 1, es) : g.c_at(g.count - 1, es));
+        const uintptr_t last = at(w, g.count - 1);
         one_each = one_each && last >= known.lo[w] && last < known.hi[w];
       }
       // Pageable host memory has no range from the driver: one look at the process's mappings
@@ -709,10 +712,10 @@ void locate_batch(BatchProblem& p) {
       if (!one_each && !all.mixed && all.mem == Mem::host && g.count > kPerTask) {
         one_each = true;
         for (int w = ab ? 0 : 2; w < 3 && one_each; ++w) {
-          const void* first = w == 0 ? g.a_at(0, es) : w == 1 ? g.b_at(0, es) : g.c_at(0, es);
-          const void* last = w == 0 ? g.a_at(g.count - 1, es) : w == 1 ? g.b_at(g.count - 1, es) : g.c_at(g.count - 1, es);
-          one_each = heap.contains(first) ? heap.contains(last)
-                                          : in_one_mapping(reinterpret_cast<uintptr_t>(first), reinterpret_cast<uintptr_t>(last));
+          const uintptr_t first = at(w, 0), last = at(w, g.count - 1);
+          one_each = heap.contains(reinterpret_cast<const void*>(first))
+                         ? heap.contains(reinterpret_cast<const void*>(last))
+                         : in_one_mapping(first, last);
         }
       }
       if (one_each || all.mixed) {

@@ -172,7 +172,7 @@ bool cpu_batch(const BatchProblem& p, std::string* why) {
     const size_t threads = std::max<size_t>(1, pool_threads());
     if (p.mem != Mem::host || g.count < int64_t(2 * threads) || macs >= kSerialMacs || macs < kParallelProductMacs ||
         macs * double(g.count) < kParallelGroupMacs) {
-      if (p.mem == Mem::host && p.type != Dtype::h && cpu_host_gemm_products(p, g, 0, g.count)) continue;
+      if (p.mem == Mem::host && cpu_host_gemm_products(p, g, 0, g.count)) continue;
       for (int64_t i = 0; i < g.count; ++i)
         if (!run_item(p, g, i, why)) return false;
       continue;
@@ -183,7 +183,7 @@ bool cpu_batch(const BatchProblem& p, std::string* why) {
     OneThreadEach one_thread;
     parallel_for(chunks, [&](size_t c) {
       const int64_t i0 = int64_t(c) * chunk, i1 = std::min(g.count, i0 + chunk);
-      if (p.type != Dtype::h && cpu_host_gemm_products(p, g, i0, i1)) return;
+      if (cpu_host_gemm_products(p, g, i0, i1)) return;
       std::string ignored;  // host operands: a product cannot fail
       for (int64_t i = i0; i < i1; ++i) run_item(p, g, i, &ignored);
     });

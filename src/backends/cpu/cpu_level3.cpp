@@ -121,6 +121,34 @@ void conj_gemv(const BlasProblem& p, const void* a, int64_t lda, const void* x, 
   for (int64_t i = 0; i < ly; ++i) yt[i * sy] = conj_if(yt[i * sy]);
 }
 
+// The CPU BLAS's routine for p (SGEMM and SGEMV, which the batched routines describe this way
+// too, have their own pointers); nullptr where it lacks one.
+void* cpu_routine(const BlasProblem& p) {
+  return p.routine() == Routine::sgemm   ? reinterpret_cast<void*>(cpu_blas().sgemm_ptr)
+         : p.routine() == Routine::sgemv ? reinterpret_cast<void*>(cpu_blas().sgemv_ptr)
+                                         : cpu_blas().routines[int(p.routine())];
+}
+
+// Whether p's sizes, with these leading dimensions (increments for gemv), fit the CPU BLAS's int.
+bool fits_cpu_blas(const BlasProblem& p, int64_t lda, int64_t ldb, int64_t ldc) {
+  return fits_int32(p.m) && fits_int32(p.n) && fits_int32(p.k) && fits_int32(lda) && fits_int32(ldb) &&
+         fits_int32(ldc) && fits_int32(p.a_rows() * (lda < 0 ? -lda : lda)) &&
+         (p.family != Family::gemv ||
+          (fits_int32(p.b_rows() * (ldb < 0 ? -ldb : ldb)) && fits_int32(p.c_rows() * (ldc < 0 ? -ldc : ldc))));
+}
+
+// beta: gemv passes a finite beta other than 0 to the CPU BLAS, and otherwise scales y here and
+// passes beta = 1 (beta == 0 must not read y, and OpenBLAS 0.3.21 loses a NaN beta in GEMV);
+// scaling y here first was a second pass over y, about 0.1 us of a 0.5 us 64 x 64 DGEMV.
+// OpenBLAS's GEMM stores zeros unread for beta == 0 (checked by the NaN-in-C tests); every
+// other case with beta == 0 zeroes the output here and passes beta = 1. True where beta goes to
+// the CPU BLAS as it is.
+bool beta_passes(const BlasProblem& p) {
+  if (p.family == Family::gemv)
+    return !p.beta.zero() && std::isfinite(p.beta.re) && std::isfinite(p.beta.im);
+  return !(p.beta.zero() && p.has_beta() && !(p.family == Family::gemm && cpu_blas().openblas));
+}
+
 template <class T>
 void host_run(const BlasProblem& p, const void* a, int64_t lda, const void* b, int64_t ldb, void* c, int64_t ldc) {
   if (p.family == Family::gemv && p.ta == 'R') return conj_gemv<T>(p, a, lda, b, ldb, c, ldc);
@@ -129,15 +157,8 @@ void host_run(const BlasProblem& p, const void* a, int64_t lda, const void* b, i
     scale_output<T>(p, ct, ldc);
     return;
   }
-  // (SGEMM and SGEMV, which the batched routines describe this way too, have their own pointers)
-  void* fn = p.routine() == Routine::sgemm   ? reinterpret_cast<void*>(cpu_blas().sgemm_ptr)
-             : p.routine() == Routine::sgemv ? reinterpret_cast<void*>(cpu_blas().sgemv_ptr)
-                                             : cpu_blas().routines[int(p.routine())];
-  const bool int32 = fits_int32(p.m) && fits_int32(p.n) && fits_int32(p.k) && fits_int32(lda) && fits_int32(ldb) && fits_int32(ldc) &&
-                     fits_int32(p.a_rows() * (lda < 0 ? -lda : lda)) &&
-                     (p.family != Family::gemv ||
-                      (fits_int32(p.b_rows() * (ldb < 0 ? -ldb : ldb)) && fits_int32(p.c_rows() * (ldc < 0 ? -ldc : ldc))));
-  if (!fn || !int32) {
+  void* fn = cpu_routine(p);
+  if (!fn || !fits_cpu_blas(p, lda, ldb, ldc)) {
     // With no CPU BLAS loaded at all, loading it already warned that the built-in loops run.
     if (!fn && cpu_blas().name != "built-in")
       warn_once(std::string("cpu-lacks:") + routine_name(p.routine()),
@@ -146,16 +167,8 @@ void host_run(const BlasProblem& p, const void* a, int64_t lda, const void* b, i
     reference_blas<T>(p, a, lda, b, ldb, c, ldc);
     return;
   }
-  // beta: gemv passes a finite beta other than 0 to the CPU BLAS, and otherwise scales y here and
-  // passes beta = 1 (beta == 0 must not read y, and OpenBLAS 0.3.21 loses a NaN beta in GEMV);
-  // scaling y here first was a second pass over y, about 0.1 us of a 0.5 us 64 x 64 DGEMV.
-  // OpenBLAS's GEMM stores zeros unread for beta == 0 (checked by the NaN-in-C tests); every
-  // other case with beta == 0 zeroes the output here and passes beta = 1.
   Scalar beta = p.beta;
-  const bool gemv_own_beta = p.family == Family::gemv && !p.beta.zero() && std::isfinite(p.beta.re) &&
-                             std::isfinite(p.beta.im);
-  if ((p.family == Family::gemv && !gemv_own_beta) ||
-      (p.family != Family::gemv && p.beta.zero() && p.has_beta() && !(p.family == Family::gemm && cpu_blas().openblas))) {
+  if (!beta_passes(p)) {
     scale_output<T>(p, ct, ldc);
     beta = Scalar{1, 0};
   }
@@ -235,23 +248,20 @@ void cpu_host_item(const BlasProblem& p) {
 
 namespace {
 
-// host_run's checks once for a GEMM group, then one CPU BLAS call per product.
+// host_run's checks once for a GEMM group (the group's products share everything but their
+// operands), then one CPU BLAS call per product.
 template <class T>
 bool host_gemm_products(const BatchProblem& p, const BatchGroup& g, int64_t i0, int64_t i1) {
   const BlasProblem first = p.item(g, i0);
-  if (first.scale_only()) return false;
-  void* fn = first.routine() == Routine::sgemm ? reinterpret_cast<void*>(cpu_blas().sgemm_ptr)
-                                               : cpu_blas().routines[int(first.routine())];
-  const int64_t lda = first.lda, ldb = first.ldb, ldc = first.ldc;
-  const bool int32 = fits_int32(first.m) && fits_int32(first.n) && fits_int32(first.k) && fits_int32(lda) &&
-                     fits_int32(ldb) && fits_int32(ldc) && fits_int32(first.a_rows() * lda);
-  // (beta == 0 needs C zeroed first unless OpenBLAS, which stores zeros unread: host_run's case)
-  if (!fn || !int32 || (first.beta.zero() && !cpu_blas().openblas)) return false;
+  void* fn = cpu_routine(first);
+  if (first.scale_only() || !fn || !fits_cpu_blas(first, first.lda, first.ldb, first.ldc) || !beta_passes(first))
+    return false;
   const size_t es = sizeof(T);
   const CpuBlas::Call in_call;
   for (int64_t i = i0; i < i1; ++i)
-    call_fortran<T>(fn, first, static_cast<const T*>(g.a_at(i, es)), int(lda), static_cast<const T*>(g.b_at(i, es)),
-                    int(ldb), static_cast<T*>(g.c_at(i, es)), int(ldc), first.beta);
+    call_fortran<T>(fn, first, static_cast<const T*>(g.a_at(i, es)), int(first.lda),
+                    static_cast<const T*>(g.b_at(i, es)), int(first.ldb), static_cast<T*>(g.c_at(i, es)),
+                    int(first.ldc), first.beta);
   return true;
 }
 
