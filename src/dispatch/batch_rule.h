@@ -9,7 +9,7 @@ namespace myblas {
 // does enough arithmetic per byte moved that the GPU, running at the speed of the host link,
 // finishes before the CPU. Break-even: the CPU's batch rate divided by the GPU path's. Measured on
 // the H100's 16-core host (bench_batched --host, 10^4 FP32 products, every size under the CPU and
-// the GPU path; bench/results/h100-batched-host-2026-11-28-run2.txt to -run5.txt): the CPU path
+// the GPU path; bench/results/h100-batched-host-2026-11-28-run2.txt, -run3.txt, -run6.txt): the CPU path
 // ran 0.11-0.19 TFLOP/s; the GPU path moved 26 GB/s for strided batches but gathers pointer-array
 // batches product by product on the host, 3.4x slower at 16^3. Strided: the GPU was faster from
 // 8^3 on (1 flop a byte: 2.5 ms against 4.2 for a loop of OpenBLAS calls), so 1 flop a byte;
@@ -18,8 +18,8 @@ namespace myblas {
 // (the CPU's FP64 rate taken as half its FP32 rate; not measured). binary16 has no CPU BLAS
 // routine (the CPU path widens to FP32 and back), so only the size test applies.
 // From 6 MB moved: 10^4 FP32 products of 8^3 with beta 0 (7.7 MB) took 2.2 ms on the GPU path
-// against 3.2 for a loop of OpenBLAS calls and 4.1 for the CPU path
-// (bench/results/h100-batched-host-2026-11-28-run4.txt).
+// against 1.8-4.0 for a loop of OpenBLAS calls and 4.9 for the CPU path
+// (bench/results/h100-batched-host-2026-11-28-run6.txt).
 constexpr double kBatchHostGpuMinBytes = 6e6;
 inline double batch_host_gpu_flops_per_byte(Dtype t, bool pointer_arrays) {
   const double fp32 = pointer_arrays ? 8 : 1;
@@ -33,8 +33,8 @@ inline double batch_host_gpu_flops_per_byte(Dtype t, bool pointer_arrays) {
 
 // Pointer arrays that step evenly (BatchGroup::stepped) run as a strided group and count as one:
 // dispatch locates them with one look at the process's mappings (dispatch/host_mapping.h), and the
-// GPU path then ran them as fast as the strided form (4.0-4.4 ms against 12.7-15.2 on the CPU path
-// at 16^3-32^3: run 5). Located product by product (a driver query each, about 1 us), they had been
+// GPU path then ran them as fast as the strided form (3.0-4.2 ms against 11.1-16.1 on the CPU path
+// at 16^3-32^3: run 6). Located product by product (a driver query each, about 1 us), they had been
 // slower on the GPU than on the CPU at 24^3-48^3 (run 3).
 inline bool batch_host_gpu_wins(const BatchProblem& p) {
   if (p.family != Family::gemm) return false;  // GEMV reads every byte once: the host link never wins
