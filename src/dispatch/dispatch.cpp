@@ -99,11 +99,33 @@ constexpr Rule kRules[] = {
     {"auto-host-operands", [](const Request&) { return true; }, Path::cpu},
 };
 
-const Rule& choose(const Request& r) {
+constexpr const Rule& choose(const Request& r) {
   for (const Rule& rule : kRules)
     if (rule.applies(r)) return rule;
   return kRules[sizeof kRules / sizeof kRules[0] - 1];
 }
+
+// Without a usable GPU the rules send every call to the CPU, whatever the backend setting and
+// their other inputs: run_gemm, run_gemv and run_blas rely on it to send host-array calls there
+// before looking at anything else (straight_to_cpu).
+constexpr bool no_gpu_means_cpu() {
+  constexpr Backend kBackends[] = {Backend::auto_, Backend::cpu, Backend::cublas, Backend::kernels};
+  for (const Backend b : kBackends)
+    for (int bits = 0; bits < 16; ++bits)
+      if (choose(Request{Routine::sgemm, b, false, (bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0,
+                         (bits & 8) != 0})
+              .path != Path::cpu)
+        return false;
+  return true;
+}
+static_assert(no_gpu_means_cpu(), "a rule sends a call to the GPU in a process without one");
+
+// Whether this call goes straight to the CPU BLAS, before its operands are located or the rules
+// and the table are asked: a process without a usable GPU (none found, none lost: every operand
+// is host memory the CPU can read, and the rules say the CPU, see above), and no verbose log (the
+// general path names the rule it took). At 64 x 64 a host SGEMV lasts about 0.2 us on one core,
+// and the library's own part of it is tens of nanoseconds, so nothing else is asked first.
+inline bool straight_to_cpu() { return cpu_only_process() && !verbose(); }
 
 
 void locate(const ProgramBreakArea& heap, const void* p, Mem* mem, int* dev, int* run_dev) {
@@ -247,7 +269,8 @@ static bool settle_kernel(K* kernel, const GemmProblem& p, bool table_kernel, Ba
   return no == nullptr;
 }
 
-void run_gemm(GemmProblem& p) {
+// run_gemm past straight_to_cpu: locating the operands, the rules, the table and the paths.
+__attribute__((noinline)) static void run_gemm_routed(GemmProblem& p) {
   const auto t0 = call_start();
   const CallRange range("%s %c%c %dx%dx%d beta=%g", p.routine == Routine::hgemm ? "hgemm" : "sgemm", op_char(p.ta),
                         op_char(p.tb), p.m, p.n, p.k, double(p.beta));
@@ -415,7 +438,7 @@ static void table_shape(const BlasProblem& p, int* m, int* n, int* k) {
   }
 }
 
-void run_blas(BlasProblem& p) {
+__attribute__((noinline)) static void run_blas_routed(BlasProblem& p) {
   const auto t0 = call_start();
   MYBLAS_STAGE_BEGIN();
   const Routine r = p.routine();
@@ -514,7 +537,7 @@ void run_blas(BlasProblem& p) {
   }
 }
 
-void run_gemv(GemvProblem& p) {
+__attribute__((noinline)) static void run_gemv_routed(GemvProblem& p) {
   const auto t0 = call_start();
   const CallRange range("sgemv %c %dx%d beta=%g", op_char(p.ta), p.m, p.n, double(p.beta));
   MYBLAS_STAGE_BEGIN();
@@ -618,6 +641,47 @@ void run_gemv(GemvProblem& p) {
                        mems(p.mem_a, p.mem_x, p.mem_y).c_str(), path_name(path), rule.name,
                        detail.c_str(), ms));
   }
+}
+
+// Each entry first tries straight_to_cpu; the general path is a separate function, so that this
+// one stays small (no large stack frame to set up on the CPU path). The CPU BLAS is not handed
+// alpha == 0 or k == 0 (the CPU backends scale C themselves), HGEMM (widened to FP32 first), nor
+// conj(A) GEMV and routines it lacks: those take the general path.
+void run_gemm(GemmProblem& p) {
+  if (p.routine == Routine::sgemm && !p.scale_only() && straight_to_cpu()) {
+    const CallRange range("sgemm %c%c %dx%dx%d beta=%g", op_char(p.ta), op_char(p.tb), p.m, p.n, p.k,
+                          double(p.beta));
+    const CallRange cpu_range("cpu");
+    cpu_sgemm_host(p);
+    set_last_path(Path::cpu);
+    return;
+  }
+  run_gemm_routed(p);
+}
+
+void run_gemv(GemvProblem& p) {
+  if (!p.scale_only() && straight_to_cpu()) {
+    const CallRange range("sgemv %c %dx%d beta=%g", op_char(p.ta), p.m, p.n, double(p.beta));
+    const CallRange cpu_range("cpu");
+    if (cpu_gemv_host(p)) {  // (false for vectors a 32-bit BLAS cannot index: the general path packs them)
+      set_last_path(Path::cpu);
+      return;
+    }
+  }
+  run_gemv_routed(p);
+}
+
+void run_blas(BlasProblem& p) {
+  if ((p.family == Family::gemm || p.family == Family::gemv) && p.type != Dtype::h && p.ta != 'R' &&
+      !p.scale_only() && straight_to_cpu() && cpu_blas_has(p.routine())) {
+    const CallRange range("%s %c%c%c%c%c %lldx%lldx%lld", routine_name(p.routine()), p.side, p.uplo, p.ta, p.tb,
+                          p.diag, (long long)p.m, (long long)p.n, (long long)p.k);
+    const CallRange cpu_range("cpu");
+    cpu_host_item(p);
+    set_last_path(Path::cpu);
+    return;
+  }
+  run_blas_routed(p);
 }
 
 }  // namespace myblas

@@ -66,12 +66,9 @@ void builtin_sgemv(const char* t, const int* pm, const int* pn, const float* alp
   }
 }
 
-// Calls in flight, and forks waiting for them to end. A call counts itself in and then looks
-// for a waiting fork (stepping back out to wait if there is one); the fork's prepare handler
-// counts itself in and then waits for the calls to drain. Sequentially consistent on both sides,
-// so one of the two always sees the other. A shared pthread rwlock did the same at three times
-// the cost, a tenth of the library's own cost on a 64 x 64 SGEMV.
-std::atomic<int> g_calls{0}, g_forks{0};
+// (CpuBlas::Call's counters, by their short names.)
+std::atomic<int>& g_calls = CpuBlas::Call::g_calls;
+std::atomic<int>& g_forks = CpuBlas::Call::g_forks;
 
 // Waits while `busy` says so: yields at first, then sleeps (a fork may wait on a long call).
 template <class Busy>
@@ -291,43 +288,28 @@ CpuBlas load() {
 
 }  // namespace
 
-CpuBlas::Call::Call() {
+std::atomic<int> CpuBlas::Call::g_calls{0};
+std::atomic<int> CpuBlas::Call::g_forks{0};
+
+void CpuBlas::Call::wait_for_fork() {
   while (true) {
-    g_calls.fetch_add(1);
-    if (g_forks.load() == 0) return;
     g_calls.fetch_sub(1);  // a fork is waiting: let it go first
     wait_while([] { return g_forks.load(std::memory_order_relaxed) != 0; });
+    g_calls.fetch_add(1);
+    if (g_forks.load() == 0) return;
   }
 }
-CpuBlas::Call::~Call() { g_calls.fetch_sub(1, std::memory_order_release); }
 
-const CpuBlas& cpu_blas() {
+std::atomic<const CpuBlas*> g_cpu_blas{nullptr};
+
+const CpuBlas& load_cpu_blas() {
   static const CpuBlas cb = [] {
     CpuBlas loaded = load();
     register_fork_guard();
     return loaded;
   }();
+  g_cpu_blas.store(&cb, std::memory_order_release);
   return cb;
-}
-
-void CpuBlas::sgemm(const char* ta, const char* tb, const int* m, const int* n, const int* k, const float* alpha,
-                    const float* a, const int* lda, const float* b, const int* ldb, const float* beta, float* c,
-                    const int* ldc) const {
-  const InCall in_call;
-  sgemm_ptr(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
-}
-
-void CpuBlas::gemm16(gemm16_fn f, const char* ta, const char* tb, const int* m, const int* n, const int* k,
-                     const float* alpha, const uint16_t* a, const int* lda, const uint16_t* b, const int* ldb,
-                     const float* beta, float* c, const int* ldc) const {
-  const InCall in_call;
-  f(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
-}
-
-void CpuBlas::sgemv(const char* t, const int* m, const int* n, const float* alpha, const float* a, const int* lda,
-                    const float* x, const int* incx, const float* beta, float* y, const int* incy) const {
-  const InCall in_call;
-  sgemv_ptr(t, m, n, alpha, a, lda, x, incx, beta, y, incy, 1);
 }
 
 }  // namespace myblas

@@ -133,6 +133,8 @@ bool gpu_present() {
 
 bool gpu_available() { return gpu_present() && !g_gpu_disabled.load(std::memory_order_relaxed); }
 
+bool cpu_only_process() { return !gpu_present() && !g_gpu_disabled.load(std::memory_order_relaxed); }
+
 bool gpu_lost() {
   // A fork child never probed in its parent's place: it inherits g_cuda_touched/g_gpu_disabled.
   return g_gpu_disabled.load(std::memory_order_relaxed);

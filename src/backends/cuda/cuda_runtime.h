@@ -19,6 +19,9 @@ bool gpu_available();
 // True when a GPU was found but can no longer be used (fork child of a CUDA process, or a
 // sticky error): device pointers may still be passed to us but cannot be classified or read.
 bool gpu_lost();
+// True when no GPU was found and none was lost (a fork child of a process that probed CUDA is
+// not one): every pointer is host memory the CPU can read. One call, two loads.
+bool cpu_only_process();
 // Classifies p with the driver's cuPointerGetAttributes (the runtime's cudaPointerGetAttributes
 // where the driver cannot answer); sets *device for device/managed memory.
 // Without a usable GPU every pointer is host memory.
