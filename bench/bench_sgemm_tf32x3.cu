@@ -18,8 +18,16 @@
 //    variant with its sums taken out of cuBLAS every 64 terms (separate products added through
 //    cuBLAS's FP32 epilogue): the experiment behind the mode's promoted accumulation.
 // 4. Host arrays end to end (4096^3, 8192^3 NN): the mode off and on through the GPU pipeline.
-// Output: CSVs (accuracy.csv, speed.csv, special.csv, host.csv) in the directory given by --out=DIR (default
-// .), a summary on stdout. --quick: fewer shapes.
+// 5. --variants: the product kernel's variants (Tf32x3Kernel, kernels/sgemm_tc.h) side by side
+//    instead of sections 3 and 4: in the accuracy table, the split + each variant's product; then
+//    speed at 1024^3, 2048^3, 4096^3, 8192^3 NN and 4096^3 TN, NT, TT: cublasSgemm FP32, one cuBLAS
+//    TF32 product of depth 3k on the split operands (the ceiling for our product), the library's
+//    mode as configured (MYBLAS_SGEMM_TF32X3_KERNEL), the split alone, and per variant its product
+//    alone and the whole mode (split, statistics read back, product: the library's steps), each
+//    variant's result first checked against cuBLAS FP32.
+// Output: CSVs (accuracy.csv, speed.csv, special.csv, host.csv; --variants: variants.csv instead
+// of speed.csv and host.csv) in the directory given by --out=DIR (default .), a summary on stdout.
+// --quick: fewer shapes.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -39,6 +47,8 @@ namespace {
 
 bool g_quick = false;
 bool g_chunked = false;  // --chunked: the promotion experiment in the accuracy table
+bool g_variants = false;  // --variants: the product kernel's variants (section 5)
+int g_var_cases[myblas::kTf32x3Kernels] = {}, g_var_missed[myblas::kTf32x3Kernels] = {};
 std::string g_out = ".";
 bool g_failed = false;
 int g_cases = 0, g_missed = 0;  // accuracy cases, and those over twice FP32's error
@@ -176,6 +186,29 @@ void composed(char ta, char tb, int m, int n, int k, float alpha, const float* a
                   CUDA_R_32F, int(ld3), &beta, c, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
 }
 
+// The mode's steps with a chosen product variant, as the library runs them (backends/cuda/
+// sgemm_tf32x3.cpp): clear the statistics, split, read the statistics back and wait for them,
+// check them, then our product. `scratch` as for composed(); `stats` pinned host memory.
+// Returns false (nothing written to C) where the statistics refuse the split.
+bool mode_variant(myblas::Tf32x3Kernel kernel, char ta, char tb, int m, int n, int k, float alpha, const float* a,
+                  int lda, const float* b, int ldb, float beta, float* c, int ldc, float* scratch,
+                  myblas::Tf32x3Stats* stats) {
+  const int64_t ld3 = myblas::tf32x3_ld(k);
+  myblas::Tf32x3Operand oa, ob;
+  oa.src = a; oa.ld = lda; oa.rows = ta == 'N' ? m : k; oa.cols = ta == 'N' ? k : m; oa.k_in_cols = ta == 'N';
+  oa.small_part = 1; oa.dst = scratch + 64; oa.ldd = ld3;
+  ob.src = b; ob.ld = ldb; ob.rows = tb == 'N' ? k : n; ob.cols = tb == 'N' ? n : k; ob.k_in_cols = tb == 'T';
+  ob.small_part = 2; ob.dst = scratch + 64 + ld3 * m; ob.ldd = ld3;
+  myblas::Tf32x3Stats* st = reinterpret_cast<myblas::Tf32x3Stats*>(scratch);
+  CK(cudaMemsetAsync(st, 0, sizeof *st, nullptr));
+  CK(myblas::tf32x3_split(oa, ob, st, nullptr));
+  CK(cudaMemcpyAsync(stats, st, sizeof *st, cudaMemcpyDeviceToHost, nullptr));
+  CK(cudaStreamSynchronize(nullptr));
+  if (myblas::tf32x3_refuse(*stats, k)) return false;
+  CK(myblas::tf32x3_wgmma_product(m, n, 3 * k, alpha, oa.dst, ob.dst, ld3, beta, c, ldc, nullptr, kernel));
+  return true;
+}
+
 struct Err {
   double max_e, med_e, normwise;
 };
@@ -226,6 +259,8 @@ void accuracy(FILE* csv) {
   size_t max_scratch = 0;
   for (const Case& c : cases) max_scratch = std::max(max_scratch, size_t(myblas::tf32x3_ld(c.k)) * (c.m + c.n) + 64);
   float* scratch = dalloc<float>(max_scratch);
+  myblas::Tf32x3Stats* hstats = nullptr;
+  CK(cudaMallocHost(&hstats, sizeof *hstats));
   cublasHandle_t h64;
   CB(cublasCreate(&h64));
   for (Kind kind : {Kind::uniform, Kind::spread, Kind::cancel})
@@ -267,8 +302,30 @@ void accuracy(FILE* csv) {
       std::printf("%-8s %5d %5d %6d | %.3e  %.3e  | %.3e  %.3e  | %.3e  %.3e  | %.2f / %.2f %s| composed %.2f / %.2f\n",
                   kind_name(kind), m, n, k, r[0].max_e, r[0].med_e, r[1].max_e, r[1].med_e, r[2].max_e, r[2].med_e, rmax,
                   rmed, ok ? "" : " OVER 2x FP32 ", r[3].max_e / r[0].max_e, r[3].med_e / r[0].med_e);
+      if (g_variants) {
+        std::printf("%27s variants, max / median ratio to fp32:", "");
+        for (int v = 0; v < myblas::kTf32x3Kernels; ++v) {
+          const auto kv = myblas::Tf32x3Kernel(v);
+          fill_value<<<1024, 256>>>(c, size_t(m) * n, NAN);
+          if (!mode_variant(kv, 'N', 'N', m, n, k, 1.f, a, m, b, k, 0.f, c, m, scratch, hstats)) {
+            std::printf(" %s refused", myblas::tf32x3_kernel_name(kv));
+            continue;
+          }
+          CK(cudaDeviceSynchronize());
+          const Err rv = measure(c, ref, scale, size_t(m) * n, e, d);
+          const double vmax = rv.max_e / r[0].max_e, vmed = rv.med_e / r[0].med_e;
+          ++g_var_cases[v];
+          if (!(vmax <= 2.0 && vmed <= 2.0)) ++g_var_missed[v];
+          std::fprintf(csv, "%s,%d,%d,%d,variant_%s,%.3e,%.3e,%.3e,%.3f,%.3f\n", kind_name(kind), m, n, k,
+                       myblas::tf32x3_kernel_name(kv), rv.max_e, rv.med_e, rv.normwise, vmax, vmed);
+          std::printf(" %s %.2f/%.2f%s", myblas::tf32x3_kernel_name(kv), vmax, vmed,
+                      vmax <= 2.0 && vmed <= 2.0 ? "" : "(OVER)");
+        }
+        std::printf("\n");
+      }
     }
   CB(cublasDestroy(h64));
+  cudaFreeHost(hstats);
   for (void* p : {(void*)a, (void*)c, (void*)a64, (void*)ref, (void*)scale, (void*)e, (void*)d, (void*)scratch}) cudaFree(p);
 }
 
@@ -420,6 +477,146 @@ void speed(FILE* csv) {
   std::printf("(* the shape is one the tf32x3 mode takes; elsewhere it runs FP32. The tf32x3 column forces the split.)\n");
 }
 
+// ---- 5. the product kernel's variants side by side ----
+void speed_variants(FILE* csv) {
+  constexpr int kV = myblas::kTf32x3Kernels;
+  std::fprintf(csv, "trans,m,n,k,path,time_us,tflops,ratio_vs_cublas_fp32,ratio_vs_cublas_tf32_3k\n");
+  std::vector<Shape> shapes;
+  for (int sz : {1024, 2048, 4096, 8192}) shapes.push_back({'N', 'N', sz, sz, sz});
+  for (const char* t : {"TN", "NT", "TT"}) shapes.push_back({t[0], t[1], 4096, 4096, 4096});
+  if (g_quick) shapes = {{'N', 'N', 1024, 1024, 1024}, {'N', 'N', 4096, 4096, 4096}};
+  myblas::Tf32x3Stats* hstats = nullptr;
+  CK(cudaMallocHost(&hstats, sizeof *hstats));
+  std::printf("\n# variants: median us; ratio = t(cublasSgemm FP32) / t(path); product-only TFLOP/s of the 3k-deep\n"
+              "# product and its ratio to cuBLAS TF32 on the same split operands (tf32 3k)\n");
+  for (const Shape& s : shapes) {
+    const int ar = s.ta == 'N' ? s.m : s.k, ac = s.ta == 'N' ? s.k : s.m;
+    const int br = s.tb == 'N' ? s.k : s.n, bc = s.tb == 'N' ? s.n : s.k;
+    const size_t per = size_t(ar) * ac + size_t(br) * bc + size_t(s.m) * s.n;
+    const int nsets = int(std::max<size_t>(2, (bench::kRotateBytes + per * 4 - 1) / (per * 4)));
+    float* buf = dalloc<float>(per * nsets);
+    for (int t = 0; t < nsets; ++t) {
+      generate(buf + per * t, ar, ac, 0, Kind::uniform, s.k, 11u + t);
+      generate(buf + per * t + size_t(ar) * ac, br, bc, 1, Kind::uniform, s.k, 11u + t);
+    }
+    auto A = [&](int t) { return buf + per * t; };
+    auto B = [&](int t) { return buf + per * t + size_t(ar) * ac; };
+    auto C = [&](int t) { return buf + per * t + size_t(ar) * ac + size_t(br) * bc; };
+    // Split operands: sets of them over >= kRotateBytes too (one set at 4096^3 and above).
+    const int64_t ld3 = myblas::tf32x3_ld(s.k);
+    const size_t sper = size_t(ld3) * (s.m + s.n) + 64;
+    const int ssets = int(std::max<size_t>(1, (bench::kRotateBytes + sper * 4 - 1) / (sper * 4)));
+    float* sbuf = dalloc<float>(sper * ssets);
+    auto S = [&](int t) { return sbuf + sper * (t % ssets); };
+    for (int t = 0; t < ssets; ++t) {  // (split every set once: the products below read them)
+      if (!mode_variant(myblas::Tf32x3Kernel::p32, s.ta, s.tb, s.m, s.n, s.k, 1.f, A(t % nsets), ar, B(t % nsets), br,
+                        0.f, C(t % nsets), s.m, S(t), hstats)) {
+        std::printf("the split refused uniform data: %s\n", myblas::tf32x3_refuse(*hstats, s.k));
+        g_failed = true;
+      }
+    }
+    auto A3 = [&](int t) { return S(t) + 64; };
+    auto B3 = [&](int t) { return S(t) + 64 + ld3 * s.m; };
+    // Verify every variant (and the library's mode) against cuBLAS FP32: NaN-filled C, beta 0.
+    std::vector<float> h0(size_t(s.m) * s.n), h1(h0.size());
+    cublas_fp32(s.ta, s.tb, s.m, s.n, s.k, 1.f, A(0), ar, B(0), br, 0.f, C(0), s.m);
+    CK(cudaMemcpy(h0.data(), C(0), h0.size() * 4, cudaMemcpyDeviceToHost));
+    auto check = [&](const char* what) {
+      CK(cudaDeviceSynchronize());
+      CK(cudaMemcpy(h1.data(), C(0), h1.size() * 4, cudaMemcpyDeviceToHost));
+      double maxd = 0, maxc = 0;
+      for (size_t t = 0; t < h0.size(); ++t) {
+        const double dd = std::fabs(double(h1[t]) - h0[t]);
+        maxd = std::isnan(h1[t]) ? INFINITY : std::max(maxd, dd);
+        maxc = std::max(maxc, std::fabs(double(h0[t])));
+        if (std::isinf(maxd)) break;
+      }
+      if (!(maxd <= 1e-4 * maxc)) {  // (catches wrong indexing; 3xTF32 and FP32 differ by ~1e-6 of max |C| here)
+        g_failed = true;
+        std::printf("VERIFY FAILED %s %c%c %dx%dx%d: max |C - C_fp32| = %.3e, max |C| = %.3e\n", what, s.ta, s.tb, s.m,
+                    s.n, s.k, maxd, maxc);
+      }
+    };
+    for (int v = 0; v < kV; ++v) {
+      fill_value<<<1024, 256>>>(C(0), h0.size(), NAN);
+      mode_variant(myblas::Tf32x3Kernel(v), s.ta, s.tb, s.m, s.n, s.k, 1.f, A(0), ar, B(0), br, 0.f, C(0), s.m, S(0),
+                   hstats);
+      check(myblas::tf32x3_kernel_name(myblas::Tf32x3Kernel(v)));
+    }
+    fill_value<<<1024, 256>>>(C(0), h0.size(), NAN);
+    myblas_set_sgemm_precision(MYBLAS_SGEMM_TF32X3_ALL);
+    lib_sgemm(s.ta, s.tb, s.m, s.n, s.k, 1.f, A(0), ar, B(0), br, 0.f, C(0), s.m);
+    myblas_set_sgemm_precision(MYBLAS_SGEMM_FP32);
+    check("library mode");
+
+    const int reps = s.m >= 8192 ? 7 : 15;
+    const double fl = 2.0 * s.m * s.n * double(s.k), fl3 = 3 * fl;
+    const double t_fp32 = bench::time_calls(
+        [&](int i) { cublas_fp32(s.ta, s.tb, s.m, s.n, s.k, 1.f, A(i), ar, B(i), br, 0.f, C(i), s.m); }, nsets, reps);
+    const float one = 1.f, zero = 0.f;
+    const double t_tf32_3k = bench::time_calls(
+        [&](int i) {
+          CB(cublasGemmEx(g_tf32, CUBLAS_OP_T, CUBLAS_OP_N, s.m, s.n, 3 * s.k, &one, A3(i), CUDA_R_32F, int(ld3), B3(i),
+                          CUDA_R_32F, int(ld3), &zero, C(i % nsets), CUDA_R_32F, s.m, CUBLAS_COMPUTE_32F_FAST_TF32,
+                          CUBLAS_GEMM_DEFAULT));
+        },
+        ssets, reps);
+    myblas_set_sgemm_precision(MYBLAS_SGEMM_TF32X3_ALL);
+    const double t_lib = bench::time_calls(
+        [&](int i) { lib_sgemm(s.ta, s.tb, s.m, s.n, s.k, 1.f, A(i), ar, B(i), br, 0.f, C(i), s.m); }, nsets, reps);
+    myblas_set_sgemm_precision(MYBLAS_SGEMM_FP32);
+    const double t_split = bench::time_calls(
+        [&](int i) {
+          myblas::Tf32x3Operand oa, ob;
+          oa.src = A(i); oa.ld = ar; oa.rows = ar; oa.cols = ac; oa.k_in_cols = s.ta == 'N'; oa.small_part = 1;
+          oa.dst = A3(i); oa.ldd = ld3;
+          ob.src = B(i); ob.ld = br; ob.rows = br; ob.cols = bc; ob.k_in_cols = s.tb == 'T'; ob.small_part = 2;
+          ob.dst = B3(i); ob.ldd = ld3;
+          auto* st = reinterpret_cast<myblas::Tf32x3Stats*>(S(i));
+          CK(cudaMemsetAsync(st, 0, sizeof *st, nullptr));
+          CK(myblas::tf32x3_split(oa, ob, st, nullptr));
+        },
+        nsets, reps);
+    double t_prod[kV], t_mode[kV];
+    for (int v = 0; v < kV; ++v) {
+      const auto kv = myblas::Tf32x3Kernel(v);
+      t_prod[v] = bench::time_calls(
+          [&](int i) {
+            CK(myblas::tf32x3_wgmma_product(s.m, s.n, 3 * s.k, 1.f, A3(i), B3(i), ld3, 0.f, C(i % nsets), s.m, nullptr,
+                                            kv));
+          },
+          ssets, reps);
+      t_mode[v] = bench::time_calls(
+          [&](int i) {
+            mode_variant(kv, s.ta, s.tb, s.m, s.n, s.k, 1.f, A(i), ar, B(i), br, 0.f, C(i), s.m, S(i), hstats);
+          },
+          nsets, reps);
+    }
+    auto row = [&](const std::string& path, double t, double flops) {
+      std::fprintf(csv, "%c%c,%d,%d,%d,%s,%.2f,%.2f,%.3f,%.3f\n", s.ta, s.tb, s.m, s.n, s.k, path.c_str(), t,
+                   flops > 0 ? flops / t / 1e6 : 0.0, t_fp32 / t, t_tf32_3k / t);
+    };
+    row("cublas_fp32", t_fp32, fl);
+    row("cublas_tf32_3k_product", t_tf32_3k, fl3);
+    row("myblas_tf32x3_library", t_lib, fl);
+    row("split_only", t_split, 0);
+    std::printf("%c%c %5d^3 | cublas fp32 %8.1f us | cuBLAS TF32 3k product %8.1f us (%5.1f TF/s) | library mode %8.1f us %5.2fx | split %.1f us\n",
+                s.ta, s.tb, s.m, t_fp32, t_tf32_3k, fl3 / t_tf32_3k / 1e6, t_lib, t_fp32 / t_lib, t_split);
+    for (int v = 0; v < kV; ++v) {
+      const std::string name = myblas::tf32x3_kernel_name(myblas::Tf32x3Kernel(v));
+      row("product_" + name, t_prod[v], fl3);
+      row("mode_" + name, t_mode[v], fl);
+      std::printf("   %-12s product %8.1f us (%5.1f TF/s, %.2f of cuBLAS TF32) | mode %8.1f us %5.2fx cublasSgemm\n",
+                  name.c_str(), t_prod[v], fl3 / t_prod[v] / 1e6, t_tf32_3k / t_prod[v], t_mode[v], t_fp32 / t_mode[v]);
+    }
+    std::fflush(stdout);
+    std::fflush(csv);
+    cudaFree(sbuf);
+    cudaFree(buf);
+  }
+  cudaFreeHost(hstats);
+}
+
 // ---- 4. host arrays, end to end: the library's GPU pipeline with the mode off and on ----
 void host_arrays(FILE* csv) {
   std::fprintf(csv, "trans,m,n,k,mode,time_ms,tflops,ratio_vs_fp32_mode\n");
@@ -464,6 +661,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) g_quick = true;
     else if (!std::strcmp(argv[i], "--chunked")) g_chunked = true;
+    else if (!std::strcmp(argv[i], "--variants")) g_variants = true;
     else if (!std::strncmp(argv[i], "--out=", 6)) g_out = argv[i] + 6;
   }
   std::printf("# bench_sgemm_tf32x3, revision %s\n", MYBLAS_GIT_REV);
@@ -489,13 +687,22 @@ int main(int argc, char** argv) {
   f = open("accuracy.csv");
   accuracy(f);
   std::fclose(f);
-  f = open("speed.csv");
-  speed(f);
-  std::fclose(f);
-  f = open("host.csv");
-  host_arrays(f);
-  std::fclose(f);
+  if (g_variants) {
+    f = open("variants.csv");
+    speed_variants(f);
+    std::fclose(f);
+  } else {
+    f = open("speed.csv");
+    speed(f);
+    std::fclose(f);
+    f = open("host.csv");
+    host_arrays(f);
+    std::fclose(f);
+  }
   std::printf("\naccuracy contract (max and median error <= 2x cuBLAS FP32's): missed on %d of %d cases\n", g_missed, g_cases);
+  for (int v = 0; g_variants && v < myblas::kTf32x3Kernels; ++v)
+    std::printf("  variant %-12s missed on %d of %d cases\n", myblas::tf32x3_kernel_name(myblas::Tf32x3Kernel(v)),
+                g_var_missed[v], g_var_cases[v]);
   std::printf("%s\n", g_failed ? "RESULT: FAILED (see above)" : "RESULT: special values and verification passed");
   return g_failed ? 1 : 0;
 }

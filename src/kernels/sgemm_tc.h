@@ -13,6 +13,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <string>
 
 namespace myblas {
 
@@ -70,7 +71,31 @@ const char* tf32x3_refuse(const Tf32x3Stats& stats, int k);
 // must also be 16-byte aligned, as the split's scratch always is; the product refuses others with
 // cudaErrorInvalidValue before launching anything).
 const char* tf32x3_wgmma_can_implement(int64_t ld3);
+
+// The product kernel's variants. All multiply the same split operands on 128 x 192 tiles of C with
+// the same wgmma instructions per 32 terms; they differ in how often the sums are promoted and in
+// what keeps the tensor cores busy while a consumer warpgroup promotes:
+//   p32          promotes every 32 terms (one 4-stage ring stage) after waiting for its wgmmas;
+//   p64          promotes every 64 terms (two stages of a 5-stage ring): half the waits;
+//   *_ordered    the two consumer warpgroups issue their wgmmas in turn (named barriers), so that
+//                one promotes while the tensor cores run the other's;
+//   *_halves     each consumer keeps its 64 x 192 sums as two 64 x 96 halves with their own
+//                accumulators: it promotes one half while the other half's wgmmas run
+//                (wgmma.wait_group 1), the same register count as one 64 x 192 accumulator.
+// p32, p32_ordered and p32_halves do the same arithmetic in the same order (the tensor cores sum
+// each 32 terms, FP32 adds the rest); the p64 variants let the tensor cores sum 64 terms, which kept
+// FP32-level error when emulated through cuBLAS (composed_chunk64 in bench/results/h100-sgemm-tf32x3-*).
+enum class Tf32x3Kernel : int { p32, p32_ordered, p32_halves, p64, p64_ordered, p64_halves };
+constexpr int kTf32x3Kernels = 6;
+const char* tf32x3_kernel_name(Tf32x3Kernel kernel);   // "p32", "p32-ordered", ...
+bool tf32x3_kernel_parse(const char* name, Tf32x3Kernel* kernel);  // false (kernel untouched): unknown name
+int tf32x3_kernel_promote_terms(Tf32x3Kernel kernel);  // 32 or 64
+// The variant the mode runs: MYBLAS_SGEMM_TF32X3_KERNEL (a name above, read once), else p32.
+// *unknown is set to the variable's value when it names no variant (p32 runs).
+Tf32x3Kernel tf32x3_kernel_from_env(std::string* unknown);
+
 cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float* a3, const float* b3, int64_t ld3,
-                                 float beta, float* c, int64_t ldc, cudaStream_t s);
+                                 float beta, float* c, int64_t ldc, cudaStream_t s,
+                                 Tf32x3Kernel kernel = Tf32x3Kernel::p32);
 
 }  // namespace myblas

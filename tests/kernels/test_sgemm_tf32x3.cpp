@@ -29,6 +29,7 @@
 #include "common/data.h"
 #include "common/reference.h"
 #include "kernels/sgemm_tc.h"
+#include "kernels/sgemm_tc/schedule.h"
 #include "myblas.h"
 
 #include "kernel_test_util.h"
@@ -69,6 +70,98 @@ TEST(Tf32x3Refuse, SpecialValuesAreRefused) {
   EXPECT_NE(myblas::tf32x3_refuse(stats_of(1.f, 1e-20f, 1.f, 1e-20f), 8), nullptr);     // subnormal correction
   EXPECT_NE(myblas::tf32x3_refuse(stats_of(1e19f, 1.f, 1e19f, 1.f), 8), nullptr);       // 1e38 * 3k: overflow
   EXPECT_EQ(myblas::tf32x3_refuse(stats_of(1e17f, 1.f, 1e17f, 1.f), 8), nullptr);       // 1e34 * 24: fine
+}
+
+// ---- the product kernel's variants and their schedule (host code: runs in CI without a GPU) ----
+TEST(Tf32x3Schedule, VariantNamesRoundTrip) {
+  for (int i = 0; i < myblas::kTf32x3Kernels; ++i) {
+    const auto k = myblas::Tf32x3Kernel(i);
+    myblas::Tf32x3Kernel back = myblas::Tf32x3Kernel::p64_halves;
+    if (k == back) back = myblas::Tf32x3Kernel::p32;
+    ASSERT_TRUE(myblas::tf32x3_kernel_parse(myblas::tf32x3_kernel_name(k), &back)) << i;
+    EXPECT_EQ(back, k);
+    const int terms = myblas::tf32x3_kernel_promote_terms(k);
+    EXPECT_EQ(terms, std::string(myblas::tf32x3_kernel_name(k)).substr(0, 3) == "p64" ? 64 : 32) << i;
+  }
+  myblas::Tf32x3Kernel k = myblas::Tf32x3Kernel::p64;
+  EXPECT_FALSE(myblas::tf32x3_kernel_parse("p48", &k));
+  EXPECT_FALSE(myblas::tf32x3_kernel_parse("", &k));
+  EXPECT_FALSE(myblas::tf32x3_kernel_parse(nullptr, &k));
+  EXPECT_EQ(k, myblas::Tf32x3Kernel::p64);  // untouched by failed parses
+  EXPECT_STREQ(myblas::tf32x3_kernel_name(myblas::Tf32x3Kernel::p32), "p32");  // the mode's default
+}
+
+TEST(Tf32x3Schedule, ChunksCoverEveryStageOnceAndBlocksEveryTile) {
+  namespace sc = myblas::tf32x3_schedule;
+  for (int per : {1, 2})
+    for (int nk = 1; nk <= 40; ++nk) {
+      int covered = 0;
+      for (int c = 0; c < sc::chunks(nk, per); ++c) {
+        const int ns = sc::chunk_stages(nk, per, c);
+        ASSERT_GE(ns, 1) << nk << " " << per << " " << c;
+        ASSERT_LE(ns, per);
+        covered += ns;
+      }
+      EXPECT_EQ(covered, nk) << "per " << per;
+    }
+  for (int tiles : {1, 7, 131, 132, 133, 144, 1000})
+    for (int grid : {1, 3, 132}) {
+      if (grid > tiles) continue;
+      int sum = 0;
+      for (int b = 0; b < grid; ++b) {
+        int walked = 0;
+        for (int t = b; t < tiles; t += grid) ++walked;
+        EXPECT_EQ(sc::block_tiles(tiles, b, grid), walked) << tiles << " " << grid << " " << b;
+        sum += walked;
+      }
+      EXPECT_EQ(sum, tiles);
+    }
+}
+
+// The ordered variants' turns, run as the two consumers would: a named barrier completes when
+// its waiter and the other consumer's signal are both in. The issues must alternate 0, 1, 0, 1,
+// no consumer may block for good, and no signal may be left over at exit.
+TEST(Tf32x3Schedule, OrderedTurnsAlternateAndBalance) {
+  namespace sc = myblas::tf32x3_schedule;
+  for (int total : {1, 2, 3, 10, 57}) {
+    int pending[3] = {0, 0, 0};  // signals in on barrier 1 and 2 not yet met by a wait
+    int next[2] = {0, 0};        // per consumer: the next chunk to issue
+    bool started[2] = {false, false}, done[2] = {false, false};
+    std::vector<int> order;
+    for (int step = 0; step < 100000 && !(done[0] && done[1]); ++step) {
+      bool moved = false;
+      for (int c = 0; c < 2; ++c) {
+        if (done[c]) continue;
+        if (!started[c]) {
+          if (sc::signals_before_first(c)) ++pending[sc::turn_barrier(1 - c)];
+          started[c] = true;
+          moved = true;
+        } else if (next[c] < total) {
+          int& mine = pending[sc::turn_barrier(c)];
+          if (mine == 0) continue;  // waiting for its turn
+          --mine;
+          order.push_back(c);
+          ++pending[sc::turn_barrier(1 - c)];
+          ++next[c];
+          moved = true;
+        } else {
+          if (sc::waits_after_last(c)) {
+            int& mine = pending[sc::turn_barrier(c)];
+            if (mine == 0) continue;
+            --mine;
+          }
+          done[c] = true;
+          moved = true;
+        }
+      }
+      ASSERT_TRUE(moved) << "both consumers blocked at total " << total;
+    }
+    ASSERT_TRUE(done[0] && done[1]);
+    ASSERT_EQ(int(order.size()), 2 * total);
+    for (size_t i = 0; i < order.size(); ++i) EXPECT_EQ(order[i], int(i % 2)) << "issue " << i << " of " << total;
+    EXPECT_EQ(pending[1], 0);
+    EXPECT_EQ(pending[2], 0);
+  }
 }
 
 // ---- the split kernel ----
@@ -136,6 +229,99 @@ TEST(Tf32x3Split, PartsAreTf32AndSumToTheValue) {
         ASSERT_LE(std::fabs(double(x) - big), std::ldexp(std::fabs(double(x)), -11)) << "big not nearest";
         ASSERT_LE(std::fabs(double(x) - big - small), std::ldexp(std::fabs(double(x)), -22)) << "x != big + small";
       }
+  }
+}
+
+// ---- the product kernel's variants called directly on split operands ----
+// C := alpha op(A) op(B) + beta C through the split and tf32x3_wgmma_product with the given
+// variant, against an FP64 reference within the proven bound; C's padding keeps its guards and
+// beta == 0 ignores NaN in C. Returns C (without padding checks) for bitwise comparisons.
+std::vector<float> product_case(myblas::Tf32x3Kernel kernel, int m, int n, int k, float alpha, float beta,
+                                const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& c0) {
+  const int ldc = m + 3;
+  const int64_t ld3 = myblas::tf32x3_ld(k);
+  std::vector<float> scratch(size_t(ld3) * (m + n) + 64, 0.f);
+  DevBuf da(a, 0), db(b, 0), ds(scratch, 0);
+  std::vector<float> cin = c0;
+  if (beta == 0.f)
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) cin[i + size_t(j) * ldc] = NAN;
+  DevBuf dc(cin, 0);
+  myblas::Tf32x3Operand oa, ob;
+  oa.src = da.ptr; oa.ld = m; oa.rows = m; oa.cols = k; oa.k_in_cols = true; oa.small_part = 1;
+  oa.dst = ds.ptr + 64; oa.ldd = ld3;
+  ob.src = db.ptr; ob.ld = k; ob.rows = k; ob.cols = n; ob.k_in_cols = false; ob.small_part = 2;
+  ob.dst = ds.ptr + 64 + ld3 * m; ob.ldd = ld3;
+  auto* st = reinterpret_cast<myblas::Tf32x3Stats*>(ds.ptr);
+  EXPECT_EQ(cudaMemset(st, 0, sizeof *st), cudaSuccess);
+  EXPECT_EQ(myblas::tf32x3_split(oa, ob, st, nullptr), cudaSuccess);
+  EXPECT_EQ(myblas::tf32x3_wgmma_product(m, n, 3 * k, alpha, oa.dst, ob.dst, ld3, beta, dc.ptr, ldc, nullptr, kernel),
+            cudaSuccess);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<float> got(cin.size());
+  dc.download(&got);
+  double worst = 0;
+  int wi = -1, wj = -1;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      double r = 0, sc = 0;
+      for (int l = 0; l < k; ++l) {
+        const double t = double(a[i + size_t(l) * m]) * b[l + size_t(j) * k];
+        r += t;
+        sc += std::fabs(t);
+      }
+      const double cold = beta == 0.f ? 0.0 : double(c0[i + size_t(j) * ldc]);
+      const double want = alpha * r + beta * cold;
+      const double bound = (proven_eps_factor(k) * FLT_EPSILON) * (std::fabs(alpha) * sc + std::fabs(beta * cold)) +
+                           1e-30;
+      const double e = std::fabs(double(got[i + size_t(j) * ldc]) - want) / bound;
+      if (!(e <= worst)) {  // (NaN counts as the worst)
+        worst = std::isnan(e) ? INFINITY : e;
+        wi = i;
+        wj = j;
+      }
+    }
+  EXPECT_LE(worst, 1.0) << myblas::tf32x3_kernel_name(kernel) << " " << m << "x" << n << "x" << k << " alpha "
+                        << alpha << " beta " << beta << ": worst C(" << wi << "," << wj << ") error/bound " << worst;
+  int damaged = 0;
+  for (int j = 0; j < n; ++j)
+    for (int i = m; i < ldc; ++i) damaged += got[i + size_t(j) * ldc] != c0[i + size_t(j) * ldc];
+  EXPECT_EQ(damaged, 0) << myblas::tf32x3_kernel_name(kernel) << ": C's padding was written";
+  return got;
+}
+
+TEST(Tf32x3Product, EveryVariantWithinTheProvenBound) {
+  REQUIRE_GPU();
+  if (myblas::tf32x3_wgmma_can_implement(4)) GTEST_SKIP() << myblas::tf32x3_wgmma_can_implement(4);
+  const uint64_t seed = mbtest::test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  // (1 x 1 x 1: one k-block; 300 x 257 x 70: edge tiles and 7 k-blocks, an odd count that leaves
+  // the 64-term variants a short last chunk; 1500 x 2200 x 43: 144 tiles, so blocks of the
+  // persistent grid walk two tiles and the ordered turns run across tiles.)
+  const int shapes[][3] = {{1, 1, 1}, {300, 257, 70}, {1500, 2200, 43}, {129, 200, 1031}};
+  const float ab[][2] = {{1.f, 0.f}, {-1.f, 0.5f}, {0.5f, 1.f}, {1.f, -1.f}};
+  int which = 0;
+  for (const auto& sh : shapes) {
+    const int m = sh[0], n = sh[1], k = sh[2], ldc = m + 3;
+    std::vector<float> a(size_t(m) * k), b(size_t(k) * n), c0(size_t(ldc) * n, mbtest::kGuard);
+    for (float& v : a) v = mbtest::uniform(rng);
+    for (float& v : b) v = mbtest::uniform(rng);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) c0[i + size_t(j) * ldc] = mbtest::uniform(rng);
+    const float alpha = ab[which % 4][0], beta = ab[which % 4][1];
+    ++which;
+    std::vector<float> results[myblas::kTf32x3Kernels];
+    for (int v = 0; v < myblas::kTf32x3Kernels; ++v)
+      results[v] = product_case(myblas::Tf32x3Kernel(v), m, n, k, alpha, beta, a, b, c0);
+    // The ordered p32 issues the same wgmmas and adds as p32: the same bits. The halves split each
+    // n192 wgmma into two n96 ones; the same arithmetic per element, reported, not required.
+    EXPECT_EQ(results[int(myblas::Tf32x3Kernel::p32_ordered)], results[int(myblas::Tf32x3Kernel::p32)])
+        << m << "x" << n << "x" << k;
+    for (auto v : {myblas::Tf32x3Kernel::p32_halves, myblas::Tf32x3Kernel::p64_ordered, myblas::Tf32x3Kernel::p64_halves})
+      std::printf("  %dx%dx%d: %s %s\n", m, n, k, myblas::tf32x3_kernel_name(v),
+                  results[int(v)] == results[int(v) < 3 ? 0 : 3] ? "bitwise equal to its p32/p64 kin"
+                                                                 : "differs from its p32/p64 kin");
   }
 }
 

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <climits>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "backends/cuda/cuda_runtime.h"
@@ -96,6 +97,19 @@ bool cuda_step(cudaError_t e, const char* what, std::string* why) {
   if (e == cudaSuccess) return true;
   *why = note_cuda_error(e, what);
   return false;
+}
+
+// The product kernel's variant (MYBLAS_SGEMM_TF32X3_KERNEL, read once; kernels/sgemm_tc.h).
+Tf32x3Kernel product_kernel() {
+  static const Tf32x3Kernel kernel = [] {
+    std::string unknown;
+    const Tf32x3Kernel k = tf32x3_kernel_from_env(&unknown);
+    if (!unknown.empty())
+      warn_once("sgemm-tf32x3-kernel", "unknown MYBLAS_SGEMM_TF32X3_KERNEL '" + unknown + "'; using " +
+                                           tf32x3_kernel_name(k));
+    return k;
+  }();
+  return kernel;
 }
 
 }  // namespace
@@ -200,7 +214,7 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
 
   const int k3 = 3 * p.k;
   const cudaError_t pe = tf32x3_wgmma_product(p.m, p.n, k3, p.alpha, a.dst, b.dst, ld3, p.beta,
-                                             static_cast<float*>(p.c), p.ldc, s);
+                                             static_cast<float*>(p.c), p.ldc, s, product_kernel());
   if (kept) {
     kept->used = true;
     kept->last_stream = s;
@@ -208,7 +222,8 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
   }
   // A failed launch ran nothing: C is untouched and the FP32 path can still run.
   if (pe != cudaSuccess) return refuse(note_cuda_error(pe, "the 3xTF32 wgmma product"));
-  note("3xTF32 (split + wgmma product, sums promoted every 32 terms)");
+  note(std::string("3xTF32 (split + wgmma product ") + tf32x3_kernel_name(product_kernel()) + ", sums promoted every " +
+       std::to_string(tf32x3_kernel_promote_terms(product_kernel())) + " terms)");
   return true;
 }
 

@@ -17,6 +17,11 @@
 // of column-major C (one 8-byte store). TF32 wgmma reads only K-major operands, which is how the
 // split writes them, for every transpose of the call.
 //
+// Variants (Tf32x3Kernel, kernels/sgemm_tc.h): how often the sums are promoted (every 32 or 64
+// terms) and what keeps the tensor cores busy during a promotion (nothing, the other consumer's
+// wgmmas issued in turn, or the other half of the same consumer's columns). One kernel template,
+// instantiated per variant; the schedule arithmetic is in sgemm_tc/schedule.h.
+//
 // Requirements (tf32x3_wgmma_can_implement): an sm_90a build on a CC 9.0 device, A3 and B3
 // 16-byte aligned with ld3 a multiple of 4 (the split's scratch always is: tf32x3_ld). Any m, n, k, ldc and
 // C alignment; edge tiles are zero-filled by the copy engine and masked in the epilogue.
@@ -24,10 +29,13 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 
 #include "kernels/gemm_args.h"   // SmemLimitOnce
 #include "kernels/mbarrier.cuh"  // smem_u32, mbar_*, tma_load_2d
 #include "kernels/sgemm_tc.h"
+#include "kernels/sgemm_tc/schedule.h"
 #include "kernels/sm90.cuh"  // sm90a_ready, make_tensor_map_2d
 
 namespace myblas {
@@ -37,18 +45,32 @@ namespace {
 constexpr int kBJ = 128;  // columns of C (rows of D) per block tile: 2 consumer warpgroups x 64
 constexpr int kBI = 192;  // rows of C (columns of D) per block tile: the wgmma N
 constexpr int kBK = 32;   // k per stage: one 128-byte swizzle row of FP32
-constexpr int kStages = 4;
 constexpr int kThreads = 384;                     // producer + 2 consumer warpgroups
 constexpr int kAcc = kBI / 2;                     // accumulators per consumer thread: 64 x kBI / 128
+constexpr int kHalf = kAcc / 2;                   // the same for one 64 x (kBI / 2) half
 constexpr int kBytesB = kBJ * kBK * 4;            // 16 KiB: B3 tile (wgmma A operand)
 constexpr int kBytesA = kBI * kBK * 4;            // 24 KiB: A3 tile (wgmma B operand)
 constexpr int kStageBytes = kBytesB + kBytesA;    // 40 KiB per stage
-constexpr int kSmemBytes = kStages * kStageBytes + 1024 /* 1024-byte alignment */ + 2 * kStages * 8;
+constexpr int kHalfOffset = (kBI / 2) * 128;      // bytes from an A3 tile's first row to its second half's
+constexpr int smem_bytes(int stages) { return stages * kStageBytes + 1024 /* 1024-byte alignment */ + 2 * stages * 8; }
 constexpr int kGroupRows = 16;  // tile rows per L2 group of the persistent tile order
 static_assert(kBK * 4 == 128, "a stage's k extent must be one 128-byte swizzle row");
 static_assert(kBytesB % 1024 == 0 && kStageBytes % 1024 == 0, "tiles must keep the 1024-byte swizzle alignment");
-static_assert(kBI % 8 == 0 && kBI <= 256, "wgmma N must be a multiple of 8, at most 256");
-static_assert(kSmemBytes <= 227 * 1024, "shared memory over the H100's per-block limit");
+static_assert(kHalfOffset % 1024 == 0, "a half's rows must start a swizzle pattern");
+static_assert(kBI % 16 == 0 && kBI <= 256, "wgmma N (and half of it) must be a multiple of 8, at most 256");
+static_assert(smem_bytes(5) <= 227 * 1024, "shared memory over the H100's per-block limit");
+
+// A variant's compile-time shape: ring stages, ring stages per promotion, and the overlap.
+template <Tf32x3Kernel K>
+struct Variant {
+  static constexpr bool kOld = K == Tf32x3Kernel::p32;
+  static constexpr int kStages = kOld ? 4 : 5;
+  static constexpr int kPer = (K == Tf32x3Kernel::p64 || K == Tf32x3Kernel::p64_ordered || K == Tf32x3Kernel::p64_halves) ? 2 : 1;
+  static constexpr bool kOrdered = K == Tf32x3Kernel::p32_ordered || K == Tf32x3Kernel::p64_ordered;
+  static constexpr bool kHalves = K == Tf32x3Kernel::p32_halves || K == Tf32x3Kernel::p64_halves;
+  static_assert(kPer < kStages, "the ring must hold a chunk and the next one's first stage");
+  static_assert(!(kOrdered && kHalves), "no variant both takes turns and splits its columns");
+};
 
 struct Params {
   float* c;
@@ -69,13 +91,32 @@ __device__ __forceinline__ uint64_t smem_desc(uint32_t addr, uint32_t lbo, uint3
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_wait1() { asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory"); }
 // Keeps the compiler from touching accumulators while an asynchronous wgmma owns them.
-__device__ __forceinline__ void fence_acc(float (&d)[kAcc]) {
+template <int N>
+__device__ __forceinline__ void fence_acc(float (&d)[N]) {
 #pragma unroll
-  for (int i = 0; i < kAcc; ++i) asm volatile("" : "+f"(d[i])::"memory");
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
+// Named barriers over both consumer warpgroups (256 threads): the ordered variants' turns.
+__device__ __forceinline__ void bar_sync(int id) { asm volatile("bar.sync %0, 256;\n" ::"r"(id) : "memory"); }
+__device__ __forceinline__ void bar_arrive(int id) { asm volatile("bar.arrive %0, 256;\n" ::"r"(id) : "memory"); }
 
 #include "kernels/sgemm_tc/wgmma_m64n192k8_tf32.inc"
+#include "kernels/sgemm_tc/wgmma_m64n96k8_tf32.inc"
+
+// A consumer's place in the ring of stages.
+struct Ring {
+  int s = 0;
+  unsigned phase = 0;
+  template <int kStages>
+  __device__ __forceinline__ void next() {
+    if (++s == kStages) {
+      s = 0;
+      phase ^= 1;
+    }
+  }
+};
 
 __device__ __forceinline__ void tile_coords(int t, const Params& p, int* tj, int* ti) {
   const int per_group = kGroupRows * p.tiles_i;
@@ -131,11 +172,118 @@ __device__ __forceinline__ void store_tile(const Params& p, const float (&d)[kAc
     }
   }
 }
+
+// One tile's main loop of a consumer without halves (p32, p64, the ordered ones): each chunk of
+// kPer stages is summed by wgmma into acc, waited for, and added into sum; the ordered variants
+// take turns with the other consumer for each chunk's issue (tf32x3_schedule).
+template <class V>
+__device__ __forceinline__ void tile_whole(float (&sum)[kAcc], float (&acc)[kAcc], Ring& ring, int nk, int cw,
+                                           uint32_t base, uint32_t full0, uint32_t empty0) {
+  namespace sc = tf32x3_schedule;
+  const bool arrive = threadIdx.x % 32 == 0;
+  const int nc = sc::chunks(nk, V::kPer);
+  for (int c = 0; c < nc; ++c) {
+    const int ns = sc::chunk_stages(nk, V::kPer, c);
+    if (V::kOrdered) bar_sync(sc::turn_barrier(cw));
+    Ring r = ring;
+    wgmma_fence();
+#pragma unroll
+    for (int q = 0; q < V::kPer; ++q) {
+      if (q < ns) {
+        mbar_wait(full0 + 8 * r.s, r.phase);
+        const uint32_t sb = base + r.s * kStageBytes + cw * 8192, sa = base + r.s * kStageBytes + kBytesB;
+#pragma unroll
+        for (int kk = 0; kk < kBK / 8; ++kk)
+          wgmma_m64n192k8_tf32(acc, smem_desc(sb + kk * 32, 16, 1024), smem_desc(sa + kk * 32, 16, 1024),
+                               (q | kk) != 0);
+        r.next<V::kStages>();
+      }
+    }
+    wgmma_commit();
+    if (V::kOrdered) bar_arrive(sc::turn_barrier(1 - cw));
+    wgmma_wait0();
+    fence_acc(acc);
+    for (int q = 0; q < ns; ++q) {
+      if (arrive) mbar_arrive(empty0 + 8 * ring.s);
+      ring.next<V::kStages>();
+    }
+#pragma unroll
+    for (int i = 0; i < kAcc; ++i) sum[i] += acc[i];  // the promotion
+  }
+}
+
+// Issues one half's wgmmas over the ns stages of a chunk starting at ring place r (its stages
+// have landed: the caller waited for them, or the other half's issue did).
+template <class V>
+__device__ __forceinline__ void issue_half(float (&acc)[kHalf], Ring r, int ns, bool wait_full, int half, int cw,
+                                           uint32_t base, uint32_t full0) {
+  wgmma_fence();
+#pragma unroll
+  for (int q = 0; q < V::kPer; ++q) {
+    if (q < ns) {
+      if (wait_full) mbar_wait(full0 + 8 * r.s, r.phase);
+      const uint32_t sb = base + r.s * kStageBytes + cw * 8192,
+                     sa = base + r.s * kStageBytes + kBytesB + half * kHalfOffset;
+#pragma unroll
+      for (int kk = 0; kk < kBK / 8; ++kk)
+        wgmma_m64n96k8_tf32(acc, smem_desc(sb + kk * 32, 16, 1024), smem_desc(sa + kk * 32, 16, 1024), (q | kk) != 0);
+      r.next<V::kStages>();
+    }
+  }
+  wgmma_commit();
+}
+
+// One tile's main loop of a consumer with halves: columns [0, 96) of its sums accumulate in acc0,
+// [96, 192) in acc1 (the fragment of an n96 half is the n192 fragment's first or second 48
+// registers). Per chunk: issue half 0; wait for the previous chunk's half 1 (one group stays in
+// flight), release that chunk's stages, promote it; issue half 1; wait for half 0, promote it.
+template <class V>
+__device__ __forceinline__ void tile_halves(float (&sum)[kAcc], float (&acc0)[kHalf], float (&acc1)[kHalf],
+                                            Ring& ring, int nk, int cw, uint32_t base, uint32_t full0,
+                                            uint32_t empty0) {
+  namespace sc = tf32x3_schedule;
+  const bool arrive = threadIdx.x % 32 == 0;
+  const int nc = sc::chunks(nk, V::kPer);
+  Ring issue = ring;  // the first stage of the chunk being issued; `ring` trails it: the first unreleased
+  for (int c = 0; c < nc; ++c) {
+    const int ns = sc::chunk_stages(nk, V::kPer, c);
+    issue_half<V>(acc0, issue, ns, true, 0, cw, base, full0);
+    if (c > 0) {
+      wgmma_wait1();  // the previous chunk's half 1 is done: its stages are free, acc1 holds its sums
+      fence_acc(acc1);
+      const int prev = sc::chunk_stages(nk, V::kPer, c - 1);
+      for (int q = 0; q < prev; ++q) {
+        if (arrive) mbar_arrive(empty0 + 8 * ring.s);
+        ring.next<V::kStages>();
+      }
+#pragma unroll
+      for (int i = 0; i < kHalf; ++i) sum[kHalf + i] += acc1[i];
+    }
+    issue_half<V>(acc1, issue, ns, false, 1, cw, base, full0);
+    for (int q = 0; q < ns; ++q) issue.next<V::kStages>();
+    wgmma_wait1();  // this chunk's half 0 is done
+    fence_acc(acc0);
+#pragma unroll
+    for (int i = 0; i < kHalf; ++i) sum[i] += acc0[i];
+  }
+  if (nc == 0) return;
+  wgmma_wait0();  // the last chunk's half 1
+  fence_acc(acc1);
+  for (int q = 0; q < sc::chunk_stages(nk, V::kPer, nc - 1); ++q) {
+    if (arrive) mbar_arrive(empty0 + 8 * ring.s);
+    ring.next<V::kStages>();
+  }
+#pragma unroll
+  for (int i = 0; i < kHalf; ++i) sum[kHalf + i] += acc1[i];
+}
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
+template <Tf32x3Kernel K>
 __global__ void __launch_bounds__(kThreads, 1)
     tf32x3_wgmma_kernel(const __grid_constant__ CUtensorMap tm_b, const __grid_constant__ CUtensorMap tm_a, Params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using V = Variant<K>;
+  constexpr int kStages = V::kStages;
   extern __shared__ unsigned char smem_raw[];
   const uint32_t raw = smem_u32(smem_raw);
   const uint32_t base = (raw + 1023u) & ~1023u;  // swizzled tiles need 1024-byte alignment
@@ -158,59 +306,52 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (threadIdx.x == 0) {
       asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tm_b)) : "memory");
       asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tm_a)) : "memory");
-      int s = 0;
-      unsigned phase = 0;
+      Ring r;
       for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
         int tj, ti;
         tile_coords(t, p, &tj, &ti);
         for (int kb = 0; kb < nk; ++kb) {
-          mbar_wait(empty0 + 8 * s, phase ^ 1);
-          const uint32_t full = full0 + 8 * s;
-          const uint32_t sb = base + s * kStageBytes, sa = sb + kBytesB;
+          mbar_wait(empty0 + 8 * r.s, r.phase ^ 1);
+          const uint32_t full = full0 + 8 * r.s;
+          const uint32_t sb = base + r.s * kStageBytes, sa = sb + kBytesB;
           mbar_expect_tx(full, kStageBytes);
           tma_load_2d(sb, &tm_b, full, kb * kBK, tj * kBJ);
           tma_load_2d(sa, &tm_a, full, kb * kBK, ti * kBI);
-          if (++s == kStages) {
-            s = 0;
-            phase ^= 1;
-          }
+          r.next<kStages>();
         }
       }
     }
   } else {  // consumers: warpgroup 1 takes rows 0..63 of the tile, warpgroup 2 rows 64..127
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
     const int cw = wg - 1;
-    const bool arrive = threadIdx.x % 32 == 0;
-    float acc[kAcc];  // (64 x kBI) / 128 threads: this stage's sums, in the tensor cores' accumulators
-    float sum[kAcc];  // the same fragment: the tile's sums so far, added in FP32 round-to-nearest
-    int s = 0;
-    unsigned phase = 0;
-    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
-      int tj, ti;
-      tile_coords(t, p, &tj, &ti);
-      // (Zeroing acc too, though each stage's first wgmma overwrites it, ends its life at the
-      // previous tile's last promotion, so the epilogue has its registers.)
+    float sum[kAcc];  // the tile's sums so far, added in FP32 round-to-nearest
+    Ring ring;
+    if constexpr (V::kHalves) {
+      float acc0[kHalf], acc1[kHalf];  // the two halves' sums of the chunk, in the tensor cores' accumulators
+      for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+        int tj, ti;
+        tile_coords(t, p, &tj, &ti);
 #pragma unroll
-      for (int i = 0; i < kAcc; ++i) sum[i] = acc[i] = 0.f;
-      for (int kb = 0; kb < nk; ++kb) {
-        mbar_wait(full0 + 8 * s, phase);
-        const uint32_t sb = base + s * kStageBytes + cw * 8192, sa = base + s * kStageBytes + kBytesB;
-        wgmma_fence();
+        for (int i = 0; i < kAcc; ++i) sum[i] = 0.f;
 #pragma unroll
-        for (int kk = 0; kk < kBK / 8; ++kk)
-          wgmma_m64n192k8_tf32(acc, smem_desc(sb + kk * 32, 16, 1024), smem_desc(sa + kk * 32, 16, 1024), kk != 0);
-        wgmma_commit();
-        wgmma_wait0();
-        fence_acc(acc);
-        if (arrive) mbar_arrive(empty0 + 8 * s);
-        if (++s == kStages) {
-          s = 0;
-          phase ^= 1;
-        }
-#pragma unroll
-        for (int i = 0; i < kAcc; ++i) sum[i] += acc[i];  // the promotion
+        for (int i = 0; i < kHalf; ++i) acc0[i] = acc1[i] = 0.f;  // (their lives end before the epilogue)
+        tile_halves<V>(sum, acc0, acc1, ring, nk, cw, base, full0, empty0);
+        store_tile(p, sum, tj * kBJ + 64 * cw, ti * kBI);
       }
-      store_tile(p, sum, tj * kBJ + 64 * cw, ti * kBI);
+    } else {
+      float acc[kAcc];  // a chunk's sums, in the tensor cores' accumulators
+      if (V::kOrdered && tf32x3_schedule::signals_before_first(cw)) bar_arrive(tf32x3_schedule::turn_barrier(1 - cw));
+      for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+        int tj, ti;
+        tile_coords(t, p, &tj, &ti);
+        // (Zeroing acc too, though each chunk's first wgmma overwrites it, ends its life at the
+        // previous tile's last promotion, so the epilogue has its registers.)
+#pragma unroll
+        for (int i = 0; i < kAcc; ++i) sum[i] = acc[i] = 0.f;
+        tile_whole<V>(sum, acc, ring, nk, cw, base, full0, empty0);
+        store_tile(p, sum, tj * kBJ + 64 * cw, ti * kBI);
+      }
+      if (V::kOrdered && tf32x3_schedule::waits_after_last(cw)) bar_sync(tf32x3_schedule::turn_barrier(cw));
     }
   }
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
@@ -231,8 +372,55 @@ const char* tf32x3_wgmma_can_implement(int64_t ld3) {
   return nullptr;
 }
 
+namespace {
+template <Tf32x3Kernel K>
+cudaError_t launch(const CUtensorMap& tb, const CUtensorMap& ta, const Params& p, int grid, cudaStream_t s) {
+  constexpr int bytes = smem_bytes(Variant<K>::kStages);
+  static SmemLimitOnce limit;
+  const cudaError_t e = limit.set(reinterpret_cast<const void*>(tf32x3_wgmma_kernel<K>), bytes);
+  if (e != cudaSuccess) return e;
+  tf32x3_wgmma_kernel<K><<<grid, kThreads, bytes, s>>>(tb, ta, p);
+  return cudaGetLastError();
+}
+
+constexpr const char* kNames[kTf32x3Kernels] = {"p32", "p32-ordered", "p32-halves", "p64", "p64-ordered", "p64-halves"};
+}  // namespace
+
+const char* tf32x3_kernel_name(Tf32x3Kernel kernel) {
+  const int i = int(kernel);
+  return i >= 0 && i < kTf32x3Kernels ? kNames[i] : "unknown";
+}
+
+bool tf32x3_kernel_parse(const char* name, Tf32x3Kernel* kernel) {
+  if (!name) return false;
+  for (int i = 0; i < kTf32x3Kernels; ++i)
+    if (!std::strcmp(name, kNames[i])) {
+      *kernel = Tf32x3Kernel(i);
+      return true;
+    }
+  return false;
+}
+
+int tf32x3_kernel_promote_terms(Tf32x3Kernel kernel) {
+  switch (kernel) {
+    case Tf32x3Kernel::p64:
+    case Tf32x3Kernel::p64_ordered:
+    case Tf32x3Kernel::p64_halves:
+      return 64;
+    default:
+      return 32;
+  }
+}
+
+Tf32x3Kernel tf32x3_kernel_from_env(std::string* unknown) {
+  Tf32x3Kernel k = Tf32x3Kernel::p32;
+  const char* v = std::getenv("MYBLAS_SGEMM_TF32X3_KERNEL");
+  if (v && *v && !tf32x3_kernel_parse(v, &k) && unknown) *unknown = v;
+  return k;
+}
+
 cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float* a3, const float* b3, int64_t ld3,
-                                 float beta, float* c, int64_t ldc, cudaStream_t s) {
+                                 float beta, float* c, int64_t ldc, cudaStream_t s, Tf32x3Kernel kernel) {
   int sms = 0;
   if (!sm90a_ready(&sms)) return cudaErrorInvalidDeviceFunction;
   if (reinterpret_cast<uintptr_t>(a3) % 16 || reinterpret_cast<uintptr_t>(b3) % 16 || ld3 % 4)
@@ -253,11 +441,15 @@ cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float*
   const int64_t tiles = int64_t(p.tiles_i) * p.tiles_j;
   if (tiles > INT32_MAX) return cudaErrorInvalidValue;
   const int grid = int(tiles < sms ? tiles : sms);
-  static SmemLimitOnce limit;
-  const cudaError_t e = limit.set(reinterpret_cast<const void*>(tf32x3_wgmma_kernel), kSmemBytes);
-  if (e != cudaSuccess) return e;
-  tf32x3_wgmma_kernel<<<grid, kThreads, kSmemBytes, s>>>(tb, ta, p);
-  return cudaGetLastError();
+  switch (kernel) {
+    case Tf32x3Kernel::p32: return launch<Tf32x3Kernel::p32>(tb, ta, p, grid, s);
+    case Tf32x3Kernel::p32_ordered: return launch<Tf32x3Kernel::p32_ordered>(tb, ta, p, grid, s);
+    case Tf32x3Kernel::p32_halves: return launch<Tf32x3Kernel::p32_halves>(tb, ta, p, grid, s);
+    case Tf32x3Kernel::p64: return launch<Tf32x3Kernel::p64>(tb, ta, p, grid, s);
+    case Tf32x3Kernel::p64_ordered: return launch<Tf32x3Kernel::p64_ordered>(tb, ta, p, grid, s);
+    case Tf32x3Kernel::p64_halves: return launch<Tf32x3Kernel::p64_halves>(tb, ta, p, grid, s);
+  }
+  return cudaErrorInvalidValue;  // (not a variant)
 }
 
 }  // namespace myblas
