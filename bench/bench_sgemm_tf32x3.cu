@@ -24,7 +24,7 @@
 //    TF32 product of depth 3k on the split operands (the ceiling for our product), the library's
 //    mode as configured (MYBLAS_SGEMM_TF32X3_KERNEL), the split alone, and per variant its product
 //    alone and the whole mode (split, statistics read back, product: the library's steps), each
-//    variant's result first checked against cuBLAS FP32.
+//    variant's result first checked against cuBLAS FP32. --kernels=a,b: only these variants.
 // Output: CSVs (accuracy.csv, speed.csv, special.csv, host.csv; --variants: variants.csv instead
 // of speed.csv and host.csv) in the directory given by --out=DIR (default .), a summary on stdout.
 // --quick: fewer shapes.
@@ -49,6 +49,7 @@ bool g_quick = false;
 bool g_chunked = false;  // --chunked: the promotion experiment in the accuracy table
 bool g_variants = false;  // --variants: the product kernel's variants (section 5)
 int g_var_cases[myblas::kTf32x3Kernels] = {}, g_var_missed[myblas::kTf32x3Kernels] = {};
+std::vector<myblas::Tf32x3Kernel> g_kernels;  // --kernels=a,b: the variants measured (default all)
 std::string g_out = ".";
 bool g_failed = false;
 int g_cases = 0, g_missed = 0;  // accuracy cases, and those over twice FP32's error
@@ -304,8 +305,8 @@ void accuracy(FILE* csv) {
                   rmed, ok ? "" : " OVER 2x FP32 ", r[3].max_e / r[0].max_e, r[3].med_e / r[0].med_e);
       if (g_variants) {
         std::printf("%27s variants, max / median ratio to fp32:", "");
-        for (int v = 0; v < myblas::kTf32x3Kernels; ++v) {
-          const auto kv = myblas::Tf32x3Kernel(v);
+        for (const auto kv : g_kernels) {
+          const int v = int(kv);
           fill_value<<<1024, 256>>>(c, size_t(m) * n, NAN);
           if (!mode_variant(kv, 'N', 'N', m, n, k, 1.f, a, m, b, k, 0.f, c, m, scratch, hstats)) {
             std::printf(" %s refused", myblas::tf32x3_kernel_name(kv));
@@ -537,7 +538,8 @@ void speed_variants(FILE* csv) {
                     s.n, s.k, maxd, maxc);
       }
     };
-    for (int v = 0; v < kV; ++v) {
+    for (const auto kv : g_kernels) {
+      const int v = int(kv);
       fill_value<<<1024, 256>>>(C(0), h0.size(), NAN);
       mode_variant(myblas::Tf32x3Kernel(v), s.ta, s.tb, s.m, s.n, s.k, 1.f, A(0), ar, B(0), br, 0.f, C(0), s.m, S(0),
                    hstats);
@@ -578,8 +580,8 @@ void speed_variants(FILE* csv) {
         },
         nsets, reps);
     double t_prod[kV], t_mode[kV];
-    for (int v = 0; v < kV; ++v) {
-      const auto kv = myblas::Tf32x3Kernel(v);
+    for (const auto kv : g_kernels) {
+      const int v = int(kv);
       t_prod[v] = bench::time_calls(
           [&](int i) {
             CK(myblas::tf32x3_wgmma_product(s.m, s.n, 3 * s.k, 1.f, A3(i), B3(i), ld3, 0.f, C(i % nsets), s.m, nullptr,
@@ -602,8 +604,9 @@ void speed_variants(FILE* csv) {
     row("split_only", t_split, 0);
     std::printf("%c%c %5d^3 | cublas fp32 %8.1f us | cuBLAS TF32 3k product %8.1f us (%5.1f TF/s) | library mode %8.1f us %5.2fx | split %.1f us\n",
                 s.ta, s.tb, s.m, t_fp32, t_tf32_3k, fl3 / t_tf32_3k / 1e6, t_lib, t_fp32 / t_lib, t_split);
-    for (int v = 0; v < kV; ++v) {
-      const std::string name = myblas::tf32x3_kernel_name(myblas::Tf32x3Kernel(v));
+    for (const auto kv : g_kernels) {
+      const int v = int(kv);
+      const std::string name = myblas::tf32x3_kernel_name(kv);
       row("product_" + name, t_prod[v], fl3);
       row("mode_" + name, t_mode[v], fl);
       std::printf("   %-12s product %8.1f us (%5.1f TF/s, %.2f of cuBLAS TF32) | mode %8.1f us %5.2fx cublasSgemm\n",
@@ -662,8 +665,20 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--quick")) g_quick = true;
     else if (!std::strcmp(argv[i], "--chunked")) g_chunked = true;
     else if (!std::strcmp(argv[i], "--variants")) g_variants = true;
+    else if (!std::strncmp(argv[i], "--kernels=", 10)) {
+      for (const std::string& name : bench::split_list(argv[i] + 10)) {
+        myblas::Tf32x3Kernel k;
+        if (!myblas::tf32x3_kernel_parse(name.c_str(), &k)) {
+          std::fprintf(stderr, "unknown kernel variant '%s'\n", name.c_str());
+          return 2;
+        }
+        g_kernels.push_back(k);
+      }
+    }
     else if (!std::strncmp(argv[i], "--out=", 6)) g_out = argv[i] + 6;
   }
+  if (g_kernels.empty())
+    for (int v = 0; v < myblas::kTf32x3Kernels; ++v) g_kernels.push_back(myblas::Tf32x3Kernel(v));
   std::printf("# bench_sgemm_tf32x3, revision %s\n", MYBLAS_GIT_REV);
   bench::print_device_and_command(argc, argv);
   if (!myblas_gpu_available()) {
@@ -701,7 +716,7 @@ int main(int argc, char** argv) {
   }
   std::printf("\naccuracy contract (max and median error <= 2x cuBLAS FP32's): missed on %d of %d cases\n", g_missed, g_cases);
   for (int v = 0; g_variants && v < myblas::kTf32x3Kernels; ++v)
-    std::printf("  variant %-12s missed on %d of %d cases\n", myblas::tf32x3_kernel_name(myblas::Tf32x3Kernel(v)),
+    if (g_var_cases[v]) std::printf("  variant %-12s missed on %d of %d cases\n", myblas::tf32x3_kernel_name(myblas::Tf32x3Kernel(v)),
                 g_var_missed[v], g_var_cases[v]);
   std::printf("%s\n", g_failed ? "RESULT: FAILED (see above)" : "RESULT: special values and verification passed");
   return g_failed ? 1 : 0;

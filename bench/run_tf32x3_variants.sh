@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# The 3xTF32 product kernel's variants on the GPU machine (run through .gpu/run.sh), one process
-# each for the tests and the measurement:
+# The 3xTF32 product kernel's variants on the GPU machine (run through .gpu/run.sh):
 #   bench/run_tf32x3_variants.sh OUT_DIR [BIN_DIR]
 # BIN_DIR (default .dev-tf32) holds test_sgemm_tf32x3 and bench_sgemm_tf32x3 (libmyblas.so* on
-# LD_LIBRARY_PATH). Runs test_sgemm_tf32x3 (every variant's product directly, the mode's suite with
-# the default variant), the mode's device and accuracy tests again under each other variant
-# (MYBLAS_SGEMM_TF32X3_KERNEL), then bench_sgemm_tf32x3 --variants: special values, the accuracy
-# table with every variant, and speed at 1024^3-8192^3 NN and 4096^3 TN/NT/TT for every variant
-# beside cublasSgemm and cuBLAS TF32. Writes OUT_DIR/tf32x3-variants.txt (summary),
-# OUT_DIR/tf32x3-variants.tar.gz (the logs and CSVs); prints the summary.
+# LD_LIBRARY_PATH). Steps, each under a time limit so that a variant that hangs costs its limit
+# and no more:
+# 1. test_sgemm_tf32x3 without the per-variant product tests (the split, the mode's suite with the
+#    default variant, p32-ordered bitwise p32);
+# 2. per variant: its product called directly against FP64 (odd sizes, edge tiles, a grid that
+#    walks two tiles), then, if that passed, the mode's device and accuracy tests under it
+#    (MYBLAS_SGEMM_TF32X3_KERNEL);
+# 3. bench_sgemm_tf32x3 --variants over the variants that passed 2: special values, the accuracy
+#    table with each variant, speed at 1024^3-8192^3 NN and 4096^3 TN/NT/TT beside cublasSgemm
+#    and cuBLAS TF32.
+# Writes OUT_DIR/tf32x3-variants.txt (summary, also printed) and OUT_DIR/tf32x3-variants.tar.gz
+# (every log and CSV).
 set -uo pipefail
 out=${1:?usage: bench/run_tf32x3_variants.sh OUT_DIR [BIN_DIR]}
 bin=${2:-.dev-tf32}
@@ -16,29 +21,52 @@ work=$out/tf32x3-variants
 mkdir -p "$work"
 summary=$out/tf32x3-variants.txt
 status=0
+t0=$(date +%s)
+elapsed() { echo "$(( $(date +%s) - t0 )) s"; }
+verdict() { grep -E '^\[  (PASSED|FAILED)  \]' "$1" | head -1; }
 {
   echo "# tf32x3 variants: $(date -u '+%Y-%m-%d %H:%M UTC'); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sed -n 1p)"
   echo "# revision: ${REVISION:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}; bin: $bin"
 } > "$summary"
 
-t0=$(date +%s)
-"$bin/test_sgemm_tf32x3" --gtest_filter=-*HostArrays* > "$work/test-default.txt" 2>&1 || status=1
-echo "test_sgemm_tf32x3 (default variant, every variant's product): $(grep -E '^\[  (PASSED|FAILED)  \]' "$work/test-default.txt" | head -1) $(grep -cE '^\[  SKIPPED \] [A-Za-z]' "$work/test-default.txt") skipped [$(( $(date +%s) - t0 )) s]" >> "$summary"
-grep -E "bitwise|FAILED  \]|Failure" "$work/test-default.txt" | head -20 >> "$summary"
-for v in p32-ordered p32-halves p64 p64-ordered p64-halves; do
-  t1=$(date +%s)
-  MYBLAS_SGEMM_TF32X3_KERNEL=$v "$bin/test_sgemm_tf32x3" \
-      --gtest_filter=SgemmTf32x3Mode.DevicePointers*:SgemmTf32x3Mode.Accuracy* > "$work/test-$v.txt" 2>&1 || status=1
-  echo "mode tests under $v: $(grep -E '^\[  (PASSED|FAILED)  \]' "$work/test-$v.txt" | head -1) [$(( $(date +%s) - t1 )) s]" >> "$summary"
-  grep -E "^  (uniform|spread|cancel) " "$work/test-$v.txt" | sed "s/^/  $v: /" >> "$summary"
+timeout 60 "$bin/test_sgemm_tf32x3" --gtest_filter=-*HostArrays*:AllVariants/* > "$work/test-default.txt" 2>&1
+rc=$?
+[ $rc -eq 0 ] || status=1
+echo "test_sgemm_tf32x3 (default variant): rc $rc $(verdict "$work/test-default.txt") $(grep -E '^\[  SKIPPED \] [0-9]+ test' "$work/test-default.txt") [$(elapsed)]" >> "$summary"
+grep -E "bitwise:|^\[  FAILED  \] [A-Za-z]" "$work/test-default.txt" | head -20 >> "$summary"
+
+passed=""
+for v in p32 p32-ordered p32-halves p64 p64-ordered p64-halves; do
+  log=$work/test-$v.txt
+  timeout 45 "$bin/test_sgemm_tf32x3" --gtest_filter="AllVariants/Tf32x3ProductVariant.*/${v//-/_}" > "$log" 2>&1
+  rc=$?
+  line="variant $v: product test rc $rc $(verdict "$log")"
+  if [ $rc -eq 0 ] && grep -q '^\[  PASSED  \] 1 test' "$log"; then
+    passed="$passed,$v"
+    if [ "$v" != p32 ]; then
+      MYBLAS_SGEMM_TF32X3_KERNEL=$v timeout 60 "$bin/test_sgemm_tf32x3" \
+          --gtest_filter=SgemmTf32x3Mode.DevicePointers*:SgemmTf32x3Mode.Accuracy* >> "$log" 2>&1
+      rc=$?
+      line="$line; mode tests rc $rc $(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | tail -1)"
+    fi
+  fi
+  [ $rc -eq 0 ] || status=1
+  echo "$line [$(elapsed)]" >> "$summary"
+  grep -E "^  (uniform|spread|cancel) |^\[  FAILED  \] [A-Za-z]" "$log" | sed "s/^/    /" >> "$summary"
 done
 
-t1=$(date +%s)
-"$bin/bench_sgemm_tf32x3" --variants --out="$work" > "$work/bench.txt" 2>&1 || status=1
-echo "bench_sgemm_tf32x3 --variants [$(( $(date +%s) - t1 )) s]:" >> "$summary"
-sed -n '/^# accuracy/,$p' "$work/bench.txt" >> "$summary"
-grep -E "VERIFY FAILED|UNEXPECTED|OVER 2x" "$work/bench.txt" | head -20 >> "$summary"
-echo "total $(( $(date +%s) - t0 )) s, status $status" >> "$summary"
+passed=${passed#,}
+if [ -n "$passed" ]; then
+  timeout 170 "$bin/bench_sgemm_tf32x3" --variants --kernels="$passed" --out="$work" > "$work/bench.txt" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] || status=1
+  echo "bench_sgemm_tf32x3 --variants --kernels=$passed: rc $rc [$(elapsed)]" >> "$summary"
+  sed -n '/^# accuracy/,$p' "$work/bench.txt" >> "$summary"
+  grep -E "VERIFY FAILED|UNEXPECTED" "$work/bench.txt" | head -20 >> "$summary"
+else
+  echo "no variant passed its product test: nothing measured" >> "$summary"
+fi
+echo "total $(elapsed), status $status" >> "$summary"
 
 tar -C "$out" -czf "$out/tf32x3-variants.tar.gz" tf32x3-variants && rm -rf "$work"
 cat "$summary"

@@ -290,38 +290,80 @@ std::vector<float> product_case(myblas::Tf32x3Kernel kernel, int m, int n, int k
   return got;
 }
 
-TEST(Tf32x3Product, EveryVariantWithinTheProvenBound) {
-  REQUIRE_GPU();
-  if (myblas::tf32x3_wgmma_can_implement(4)) GTEST_SKIP() << myblas::tf32x3_wgmma_can_implement(4);
+// Operands of the direct product tests: A m x k, B k x n, C m x n in a column stride of m + 3
+// (guards in the padding).
+struct ProductData {
+  int m, n, k;
+  float alpha, beta;
+  std::vector<float> a, b, c0;
+};
+std::vector<ProductData> product_data() {
   const uint64_t seed = mbtest::test_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
   // (1 x 1 x 1: one k-block; 300 x 257 x 70: edge tiles and 7 k-blocks, an odd count that leaves
   // the 64-term variants a short last chunk; 1500 x 2200 x 43: 144 tiles, so blocks of the
   // persistent grid walk two tiles and the ordered turns run across tiles.)
   const int shapes[][3] = {{1, 1, 1}, {300, 257, 70}, {1500, 2200, 43}, {129, 200, 1031}};
   const float ab[][2] = {{1.f, 0.f}, {-1.f, 0.5f}, {0.5f, 1.f}, {1.f, -1.f}};
+  std::vector<ProductData> out;
   int which = 0;
   for (const auto& sh : shapes) {
-    const int m = sh[0], n = sh[1], k = sh[2], ldc = m + 3;
-    std::vector<float> a(size_t(m) * k), b(size_t(k) * n), c0(size_t(ldc) * n, mbtest::kGuard);
-    for (float& v : a) v = mbtest::uniform(rng);
-    for (float& v : b) v = mbtest::uniform(rng);
-    for (int j = 0; j < n; ++j)
-      for (int i = 0; i < m; ++i) c0[i + size_t(j) * ldc] = mbtest::uniform(rng);
-    const float alpha = ab[which % 4][0], beta = ab[which % 4][1];
+    ProductData d{sh[0], sh[1], sh[2], ab[which % 4][0], ab[which % 4][1], {}, {}, {}};
     ++which;
-    std::vector<float> results[myblas::kTf32x3Kernels];
-    for (int v = 0; v < myblas::kTf32x3Kernels; ++v)
-      results[v] = product_case(myblas::Tf32x3Kernel(v), m, n, k, alpha, beta, a, b, c0);
-    // The ordered p32 issues the same wgmmas and adds as p32: the same bits. The halves split each
-    // n192 wgmma into two n96 ones; the same arithmetic per element, reported, not required.
-    EXPECT_EQ(results[int(myblas::Tf32x3Kernel::p32_ordered)], results[int(myblas::Tf32x3Kernel::p32)])
-        << m << "x" << n << "x" << k;
-    for (auto v : {myblas::Tf32x3Kernel::p32_halves, myblas::Tf32x3Kernel::p64_ordered, myblas::Tf32x3Kernel::p64_halves})
-      std::printf("  %dx%dx%d: %s %s\n", m, n, k, myblas::tf32x3_kernel_name(v),
-                  results[int(v)] == results[int(v) < 3 ? 0 : 3] ? "bitwise equal to its p32/p64 kin"
-                                                                 : "differs from its p32/p64 kin");
+    const int ldc = d.m + 3;
+    d.a.resize(size_t(d.m) * d.k);
+    d.b.resize(size_t(d.k) * d.n);
+    d.c0.assign(size_t(ldc) * d.n, mbtest::kGuard);
+    for (float& v : d.a) v = mbtest::uniform(rng);
+    for (float& v : d.b) v = mbtest::uniform(rng);
+    for (int j = 0; j < d.n; ++j)
+      for (int i = 0; i < d.m; ++i) d.c0[i + size_t(j) * ldc] = mbtest::uniform(rng);
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+bool product_available(std::string* why) {
+  const char* no = myblas::tf32x3_wgmma_can_implement(4);
+  if (no) *why = no;
+  return !no;
+}
+
+// One variant per test (the GPU script runs each alone, under a time limit, before measuring it).
+class Tf32x3ProductVariant : public ::testing::TestWithParam<int> {};
+
+TEST_P(Tf32x3ProductVariant, WithinTheProvenBound) {
+  REQUIRE_GPU();
+  std::string why;
+  if (!product_available(&why)) GTEST_SKIP() << why;
+  SCOPED_TRACE("seed " + std::to_string(mbtest::test_seed()));
+  for (const ProductData& d : product_data())
+    product_case(myblas::Tf32x3Kernel(GetParam()), d.m, d.n, d.k, d.alpha, d.beta, d.a, d.b, d.c0);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllVariants, Tf32x3ProductVariant, ::testing::Range(0, myblas::kTf32x3Kernels),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           std::string name = myblas::tf32x3_kernel_name(myblas::Tf32x3Kernel(info.param));
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+// The ordered p32 issues the same wgmmas and adds as p32: the same bits. The halves split each
+// n192 wgmma into two n96 ones, the same arithmetic per element: reported, not required.
+TEST(Tf32x3Product, OrderedP32GivesP32Bitwise) {
+  REQUIRE_GPU();
+  std::string why;
+  if (!product_available(&why)) GTEST_SKIP() << why;
+  SCOPED_TRACE("seed " + std::to_string(mbtest::test_seed()));
+  using myblas::Tf32x3Kernel;
+  for (const ProductData& d : product_data()) {
+    auto run = [&](Tf32x3Kernel v) { return product_case(v, d.m, d.n, d.k, d.alpha, d.beta, d.a, d.b, d.c0); };
+    const std::vector<float> p32 = run(Tf32x3Kernel::p32), p64 = run(Tf32x3Kernel::p64);
+    EXPECT_EQ(run(Tf32x3Kernel::p32_ordered), p32) << d.m << "x" << d.n << "x" << d.k;
+    const bool h32 = run(Tf32x3Kernel::p32_halves) == p32, o64 = run(Tf32x3Kernel::p64_ordered) == p64,
+               h64 = run(Tf32x3Kernel::p64_halves) == p64;
+    std::printf("  %dx%dx%d bitwise: p32-halves %s p32, p64-ordered %s p64, p64-halves %s p64\n", d.m, d.n, d.k,
+                h32 ? "==" : "!=", o64 ? "==" : "!=", h64 ? "==" : "!=");
   }
 }
 
