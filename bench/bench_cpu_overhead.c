@@ -17,14 +17,20 @@
  *
  * Output: '#' lines (date, host, CPU, revision, command), then CSV
  *   routine,trans,m,n,k,myblas_ns,openblas_ns,added_ns,added_q1,added_q3,ratio_median,ratio_q1,ratio_q3,samples
- * usage: bench_cpu_overhead [--samples S] [--threads T]
+ * usage: bench_cpu_overhead [--samples S] [--threads T] [--alloc heap|mmap] [--cuda-context]
  *   --threads T sets OpenBLAS's thread count for both sides (openblas_set_num_threads), default 1:
  *   a one-thread call shows the library's cost most plainly; the paired ratio holds for any T.
+ *   --alloc: where the operands live: heap (default) in malloc's program-break heap, blocks under
+ *   128 KB, as a program's small arrays are; mmap: each in its own 4 MB mapping. With a GPU and
+ *   a CUDA context the library locates an operand outside that heap with a driver query.
+ *   --cuda-context: make the primary CUDA context of device 0 current first (libcuda.so.1 loaded
+ *   with dlopen), as a GPU program has one; the header says whether that worked.
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -96,9 +102,13 @@ static void run_dgemv(int side, int calls) {
   for (int i = 0; i < calls; ++i) (side ? ob_dgemv : dgemv_)(&g_ta, &g_m, &g_n, &alpha, da, &g_m, db, &one, &beta, dc, &one);
 }
 
+/* Elements per operand: the largest shape's (SGEMM 127 x 129 x 131: 131 x 129 of B), rounded up;
+ * 96 KB of floats, under malloc's 128 KB mmap threshold. */
+#define OPERAND_ELEMS 24576
+
 static void fill(void) {
   unsigned s = 12345u;
-  const size_t n = (size_t)1 << 20;
+  const size_t n = OPERAND_ELEMS;
   for (size_t i = 0; i < n; ++i) {
     s = s * 1664525u + 1013904223u;
     const float v = ((float)(s >> 8) / 16777216.f) * 2.f - 1.f; /* [-1, 1) */
@@ -149,16 +159,44 @@ static void pair(const char *routine, run_t run, int samples) {
   free(added);
 }
 
+/* One operand of `bytes` (at least OPERAND_ELEMS doubles): from malloc's heap, or its own 4 MB
+ * mapping. */
+static void *operand(size_t bytes, int use_mmap) {
+  if (!use_mmap) return malloc(bytes);
+  void *p = mmap(NULL, 4u << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+/* Makes device 0's primary CUDA context current (driver API through dlopen: no link to CUDA).
+ * Returns a word for the header. */
+static const char *make_cuda_context(void) {
+  void *cu = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!cu) return "failed (no libcuda.so.1)";
+  int (*init)(unsigned) = (int (*)(unsigned))dlsym(cu, "cuInit");
+  int (*device_get)(int *, int) = (int (*)(int *, int))dlsym(cu, "cuDeviceGet");
+  int (*retain)(void **, int) = (int (*)(void **, int))dlsym(cu, "cuDevicePrimaryCtxRetain");
+  int (*set_current)(void *) = (int (*)(void *))dlsym(cu, "cuCtxSetCurrent");
+  int dev = 0;
+  void *ctx = NULL;
+  if (!init || !device_get || !retain || !set_current) return "failed (driver symbols missing)";
+  if (init(0) || device_get(&dev, 0) || retain(&ctx, dev) || set_current(ctx)) return "failed (driver error)";
+  return "made (device 0's primary context, current on this thread)";
+}
+
 int main(int argc, char **argv) {
-  int samples = 301, threads = 1;
+  int samples = 301, threads = 1, use_mmap = 0, cuda_context = 0;
   for (int a = 1; a < argc; ++a) {
     if (!strcmp(argv[a], "--samples") && a + 1 < argc) samples = atoi(argv[++a]) > 4 ? atoi(argv[a]) : 5;
     else if (!strcmp(argv[a], "--threads") && a + 1 < argc) threads = atoi(argv[++a]);
+    else if (!strcmp(argv[a], "--alloc") && a + 1 < argc && (!strcmp(argv[a + 1], "heap") || !strcmp(argv[a + 1], "mmap")))
+      use_mmap = !strcmp(argv[++a], "mmap");
+    else if (!strcmp(argv[a], "--cuda-context")) cuda_context = 1;
     else {
-      fprintf(stderr, "usage: bench_cpu_overhead [--samples S] [--threads T]\n");
+      fprintf(stderr, "usage: bench_cpu_overhead [--samples S] [--threads T] [--alloc heap|mmap] [--cuda-context]\n");
       return 2;
     }
   }
+  const char *context = cuda_context ? make_cuda_context() : "none made by the program";
   void *h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     fprintf(stderr, "bench_cpu_overhead: cannot load libopenblas.so.0: %s\n", dlerror());
@@ -174,12 +212,16 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (set_threads && threads > 0) set_threads(threads);
-  fa = malloc(4u << 20);
-  fb = malloc(4u << 20);
-  fc = malloc(4u << 20);
-  da = malloc(8u << 20);
-  db = malloc(8u << 20);
-  dc = malloc(8u << 20);
+  fa = operand(OPERAND_ELEMS * sizeof(float), use_mmap);
+  fb = operand(OPERAND_ELEMS * sizeof(float), use_mmap);
+  fc = operand(OPERAND_ELEMS * sizeof(float), use_mmap);
+  da = operand(OPERAND_ELEMS * sizeof(double), use_mmap);
+  db = operand(OPERAND_ELEMS * sizeof(double), use_mmap);
+  dc = operand(OPERAND_ELEMS * sizeof(double), use_mmap);
+  if (!fa || !fb || !fc || !da || !db || !dc) {
+    fprintf(stderr, "bench_cpu_overhead: out of memory\n");
+    return 2;
+  }
   fill();
 
   char cpu[256] = "?";
@@ -205,6 +247,8 @@ int main(int argc, char **argv) {
   printf("# date %s; host %s (%s, %ld CPUs online); GPU usable: %s; OpenBLAS threads %d; MYBLAS_BACKEND=%s\n", date,
          u.nodename, cpu, sysconf(_SC_NPROCESSORS_ONLN), myblas_gpu_available() ? "yes" : "no", threads,
          getenv("MYBLAS_BACKEND") ? getenv("MYBLAS_BACKEND") : "(unset: auto)");
+  printf("# operands: %s; CUDA context: %s\n", use_mmap ? "mmap (own 4 MB mappings)" : "heap (malloc, 96 KB blocks)",
+         context);
   printf("# command:");
   for (int a = 0; a < argc; ++a) printf(" %s", argv[a]);
   printf("\n# per shape: %d alternating samples of ~50 us each side; *_ns: median per-call time; ratio = OpenBLAS/myblas"
