@@ -37,4 +37,4 @@ for round in 1 2 3; do
     done
   done
 done
-grep "^## round\|^# target\|^# CUDA context\|^## exit [^0]" "$file"
+grep "^## round\|^# target\|^# operands\|^## exit [^0]" "$file"

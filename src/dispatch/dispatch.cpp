@@ -124,7 +124,8 @@ static_assert(no_gpu_means_cpu(), "a rule sends a call to the GPU in a process w
 // and the table are asked: a process without a usable GPU (none found, none lost: every operand
 // is host memory the CPU can read, and the rules say the CPU, see above), and no verbose log (the
 // general path names the rule it took). At 64 x 64 a host SGEMV lasts about 0.2 us on one core,
-// and the library's own part of it is tens of nanoseconds, so nothing else is asked first.
+// and the library's own part of it is tens of nanoseconds, so nothing else is asked first. (An
+// unknown MYBLAS_BACKEND still gets its one warning: loading the CPU BLAS asks backend_setting.)
 inline bool straight_to_cpu() { return cpu_only_process() && !verbose(); }
 
 

@@ -84,3 +84,37 @@ TEST_F(BackendSetting, DecidesTheNextCallsPath) {
 }
 
 }  // namespace
+
+// An unknown MYBLAS_BACKEND is reported once and runs as auto, also where host-array calls go
+// straight to the CPU BLAS (a process without a GPU). Run by the ctest entry
+// test_interface_backend_setting.unknown, which sets MYBLAS_BACKEND=no-such-backend; skipped elsewhere.
+TEST(BackendSettingEnvironment, UnknownNameWarnsOnce) {
+  const char* v = std::getenv("MYBLAS_BACKEND");
+  if (!v || std::strcmp(v, "no-such-backend") != 0)
+    GTEST_SKIP() << "MYBLAS_BACKEND is not no-such-backend (the .unknown ctest entry sets it)";
+  const int n = 17, one = 1;
+  std::mt19937 rng(29);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> a(size_t(n) * n), x(n), y(n);
+  for (auto* vec : {&a, &x, &y})
+    for (float& e : *vec) e = u(rng);
+  std::vector<float> want(y);
+  const float alpha = 0.5f, beta = -1.f;
+  for (int i = 0; i < n; ++i) {
+    float s = 0;
+    for (int j = 0; j < n; ++j) s += a[i + size_t(j) * n] * x[j];
+    want[i] = alpha * s + beta * y[i];
+  }
+  testing::internal::CaptureStderr();
+  sgemv_("N", &n, &n, &alpha, a.data(), &n, x.data(), &one, &beta, y.data(), &one);
+  const std::string err = testing::internal::GetCapturedStderr();
+  for (int i = 0; i < n; ++i) EXPECT_NEAR(y[i], want[i], 1e-5f * n) << "i=" << i;
+  const std::string text = "unknown MYBLAS_BACKEND 'no-such-backend'";
+  const size_t first = err.find(text);
+  EXPECT_NE(first, std::string::npos) << "stderr: " << err;
+  if (first != std::string::npos) EXPECT_EQ(err.find(text, first + 1), std::string::npos) << "stderr: " << err;
+  testing::internal::CaptureStderr();
+  sgemv_("T", &n, &n, &alpha, a.data(), &n, x.data(), &one, &beta, y.data(), &one);
+  EXPECT_EQ(testing::internal::GetCapturedStderr().find(text), std::string::npos) << "warned twice";
+  EXPECT_STREQ(myblas_get_backend(), "auto");
+}
