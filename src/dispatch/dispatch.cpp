@@ -288,9 +288,10 @@ __attribute__((noinline)) static void run_gemm_routed(GemmProblem& p) {
     p.device = run_dev;
   }
   MYBLAS_STAGE(kStageLocate);
-  // Host-array SGEMM that the rules send to the CPU (no GPU; MYBLAS_BACKEND=cpu; auto where the
-  // shape's host row, or every host row, says the CPU) goes straight to the CPU BLAS, as SGEMV's
-  // does below: the general path's kernel choice, staging and fallback bookkeeping were as much
+  // Host-array SGEMM that the rules send to the CPU with a GPU present (MYBLAS_BACKEND=cpu; auto
+  // where the shape's host row, or every host row, says the CPU; without a GPU run_gemm's
+  // straight path took it) goes to the CPU BLAS once its operands are located, as SGEMV's does
+  // below: the general path's kernel choice, staging and fallback bookkeeping were as much
   // as the library's whole cost on a 64^3 call. Verbose calls, a lost GPU and alpha == 0 or
   // k == 0 take the general path.
   if (p.routine == Routine::sgemm && !p.any_device() && !p.scale_only() && (gpu || !gpu_lost()) && !verbose()) {
@@ -458,8 +459,9 @@ __attribute__((noinline)) static void run_blas_routed(BlasProblem& p) {
     p.device = run_dev;
   }
   MYBLAS_STAGE(kStageLocate);
-  // Host-array GEMM and GEMV (D, C, Z) that the rules send to the CPU go straight to the CPU
-  // BLAS (cpu_host_item: no staging, no path bookkeeping), as SGEMM's and SGEMV's do: the general
+  // Host-array GEMM and GEMV (D, C, Z) that the rules send to the CPU with a GPU present (without
+  // one run_blas's straight path took them) go to the CPU BLAS once their operands are located
+  // (cpu_host_item: no staging, no path bookkeeping), as SGEMM's and SGEMV's do: the general
   // path's was about 0.2 us on a 0.5 us 64 x 64 DGEMV. The same rules decide, with the same
   // inputs. Verbose calls, a lost GPU (operands to check), alpha == 0, conj(A) GEMV (its copy
   // of x may throw) and routines the CPU BLAS lacks take the general path.
@@ -554,8 +556,9 @@ __attribute__((noinline)) static void run_gemv_routed(GemvProblem& p) {
     p.device = run_dev;
   }
   MYBLAS_STAGE(kStageLocate);
-  // Host arrays that the rules send to the CPU whatever the shape (no GPU; MYBLAS_BACKEND=cpu;
-  // auto with host rows that never name the GPU, as on the H100) skip the kernel choice, the
+  // Host arrays that the rules send to the CPU whatever the shape with a GPU present
+  // (MYBLAS_BACKEND=cpu; auto with host rows that never name the GPU, as on the H100; without a
+  // GPU run_gemv's straight path took them) skip the kernel choice, the
   // table lookup and the staging code below: at 64^2 a whole call lasts about 1 us, and the
   // library's own part showed as 7% of it. The rules decide with no kernel and, where some
   // host row names the GPU, as if it won (then the general path looks the shape up). Verbose
