@@ -24,7 +24,8 @@
 //    TF32 product of depth 3k on the split operands (the ceiling for our product), the library's
 //    mode as configured (MYBLAS_SGEMM_TF32X3_KERNEL), the split alone, and per variant its product
 //    alone and the whole mode (split, statistics read back, product: the library's steps), each
-//    variant's result first checked against cuBLAS FP32. --kernels=a,b: only these variants.
+//    variant's result first checked against cuBLAS FP32; where tf32x3_splitk_choose splits k
+//    (1024^3, 2048^3), each variant with split-K too. --kernels=a,b: only these variants.
 // Output: CSVs (accuracy.csv, speed.csv, special.csv, host.csv; --variants: variants.csv instead
 // of speed.csv and host.csv) in the directory given by --out=DIR (default .), a summary on stdout.
 // --quick: fewer shapes.
@@ -191,9 +192,11 @@ void composed(char ta, char tb, int m, int n, int k, float alpha, const float* a
 // sgemm_tf32x3.cpp): clear the statistics, split, read the statistics back and wait for them,
 // check them, then our product. `scratch` as for composed(); `stats` pinned host memory.
 // Returns false (nothing written to C) where the statistics refuse the split.
+// splits > 1: split-K, its slices in scratch after the split operands (splitk_offset floats in).
+int64_t splitk_offset(int m, int n, int k) { return (64 + myblas::tf32x3_ld(k) * (m + n) + 63) / 64 * 64; }
 bool mode_variant(myblas::Tf32x3Kernel kernel, char ta, char tb, int m, int n, int k, float alpha, const float* a,
                   int lda, const float* b, int ldb, float beta, float* c, int ldc, float* scratch,
-                  myblas::Tf32x3Stats* stats) {
+                  myblas::Tf32x3Stats* stats, int splits = 1) {
   const int64_t ld3 = myblas::tf32x3_ld(k);
   myblas::Tf32x3Operand oa, ob;
   oa.src = a; oa.ld = lda; oa.rows = ta == 'N' ? m : k; oa.cols = ta == 'N' ? k : m; oa.k_in_cols = ta == 'N';
@@ -206,7 +209,8 @@ bool mode_variant(myblas::Tf32x3Kernel kernel, char ta, char tb, int m, int n, i
   CK(cudaMemcpyAsync(stats, st, sizeof *st, cudaMemcpyDeviceToHost, nullptr));
   CK(cudaStreamSynchronize(nullptr));
   if (myblas::tf32x3_refuse(*stats, k)) return false;
-  CK(myblas::tf32x3_wgmma_product(m, n, 3 * k, alpha, oa.dst, ob.dst, ld3, beta, c, ldc, nullptr, kernel));
+  CK(myblas::tf32x3_wgmma_product(m, n, 3 * k, alpha, oa.dst, ob.dst, ld3, beta, c, ldc, nullptr, kernel, splits,
+                                  scratch + splitk_offset(m, n, k)));
   return true;
 }
 
@@ -505,7 +509,10 @@ void speed_variants(FILE* csv) {
     auto C = [&](int t) { return buf + per * t + size_t(ar) * ac + size_t(br) * bc; };
     // Split operands: sets of them over >= kRotateBytes too (one set at 4096^3 and above).
     const int64_t ld3 = myblas::tf32x3_ld(s.k);
-    const size_t sper = size_t(ld3) * (s.m + s.n) + 64;
+    int sms = 0;
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    const int splits = myblas::tf32x3_splitk_choose(s.m, s.n, 3 * s.k, sms);  // (1: no split-K rows)
+    const size_t sper = size_t(splitk_offset(s.m, s.n, s.k)) + myblas::tf32x3_splitk_work_floats(s.m, s.n, splits);
     const int ssets = int(std::max<size_t>(1, (bench::kRotateBytes + sper * 4 - 1) / (sper * 4)));
     float* sbuf = dalloc<float>(sper * ssets);
     auto S = [&](int t) { return sbuf + sper * (t % ssets); };
@@ -544,6 +551,11 @@ void speed_variants(FILE* csv) {
       mode_variant(myblas::Tf32x3Kernel(v), s.ta, s.tb, s.m, s.n, s.k, 1.f, A(0), ar, B(0), br, 0.f, C(0), s.m, S(0),
                    hstats);
       check(myblas::tf32x3_kernel_name(myblas::Tf32x3Kernel(v)));
+      if (splits > 1) {
+        fill_value<<<1024, 256>>>(C(0), h0.size(), NAN);
+        mode_variant(kv, s.ta, s.tb, s.m, s.n, s.k, 1.f, A(0), ar, B(0), br, 0.f, C(0), s.m, S(0), hstats, splits);
+        check((std::string(myblas::tf32x3_kernel_name(kv)) + " split-K").c_str());
+      }
     }
     fill_value<<<1024, 256>>>(C(0), h0.size(), NAN);
     myblas_set_sgemm_precision(MYBLAS_SGEMM_TF32X3_ALL);
@@ -579,7 +591,7 @@ void speed_variants(FILE* csv) {
           CK(myblas::tf32x3_split(oa, ob, st, nullptr));
         },
         nsets, reps);
-    double t_prod[kV], t_mode[kV];
+    double t_prod[kV], t_mode[kV], t_prod_sk[kV] = {}, t_mode_sk[kV] = {};
     for (const auto kv : g_kernels) {
       const int v = int(kv);
       t_prod[v] = bench::time_calls(
@@ -593,6 +605,20 @@ void speed_variants(FILE* csv) {
             mode_variant(kv, s.ta, s.tb, s.m, s.n, s.k, 1.f, A(i), ar, B(i), br, 0.f, C(i), s.m, S(i), hstats);
           },
           nsets, reps);
+      if (splits > 1) {
+        t_prod_sk[v] = bench::time_calls(
+            [&](int i) {
+              CK(myblas::tf32x3_wgmma_product(s.m, s.n, 3 * s.k, 1.f, A3(i), B3(i), ld3, 0.f, C(i % nsets), s.m,
+                                              nullptr, kv, splits, S(i) + splitk_offset(s.m, s.n, s.k)));
+            },
+            ssets, reps);
+        t_mode_sk[v] = bench::time_calls(
+            [&](int i) {
+              mode_variant(kv, s.ta, s.tb, s.m, s.n, s.k, 1.f, A(i), ar, B(i), br, 0.f, C(i), s.m, S(i), hstats,
+                           splits);
+            },
+            nsets, reps);
+      }
     }
     auto row = [&](const std::string& path, double t, double flops) {
       std::fprintf(csv, "%c%c,%d,%d,%d,%s,%.2f,%.2f,%.3f,%.3f\n", s.ta, s.tb, s.m, s.n, s.k, path.c_str(), t,
@@ -611,6 +637,14 @@ void speed_variants(FILE* csv) {
       row("mode_" + name, t_mode[v], fl);
       std::printf("   %-12s product %8.1f us (%5.1f TF/s, %.2f of cuBLAS TF32) | mode %8.1f us %5.2fx cublasSgemm\n",
                   name.c_str(), t_prod[v], fl3 / t_prod[v] / 1e6, t_tf32_3k / t_prod[v], t_mode[v], t_fp32 / t_mode[v]);
+      if (splits > 1) {
+        const std::string sk = name + "_splitk" + std::to_string(splits);
+        row("product_" + sk, t_prod_sk[v], fl3);
+        row("mode_" + sk, t_mode_sk[v], fl);
+        std::printf("   %-12s product %8.1f us (%5.1f TF/s, %.2f of cuBLAS TF32) | mode %8.1f us %5.2fx cublasSgemm  (split-K %d)\n",
+                    "", t_prod_sk[v], fl3 / t_prod_sk[v] / 1e6, t_tf32_3k / t_prod_sk[v], t_mode_sk[v],
+                    t_fp32 / t_mode_sk[v], splits);
+      }
     }
     std::fflush(stdout);
     std::fflush(csv);

@@ -12,6 +12,7 @@
 #pragma once
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -94,8 +95,17 @@ int tf32x3_kernel_promote_terms(Tf32x3Kernel kernel);  // 32 or 64
 // *unknown is set to the variable's value when it names no variant (p32 runs).
 Tf32x3Kernel tf32x3_kernel_from_env(std::string* unknown);
 
+// Split-K: with splits > 1 the product's k-blocks are divided into that many slices, each run as
+// its own work unit of the persistent grid (where the tiles alone leave multiprocessors idle:
+// 48 tiles at 1024^2 on the H100's 132); each unit writes its FP32 sums to `work` (splits slices
+// of m x n, leading dimension m), then one pass adds the slices in order and applies alpha and
+// beta (deterministic). tf32x3_splitk_choose: the count for this shape on `sms` multiprocessors
+// (1: none); tf32x3_splitk_work_floats: the floats `work` needs (16-byte aligned).
+int tf32x3_splitk_choose(int m, int n, int k3, int sms);
+size_t tf32x3_splitk_work_floats(int m, int n, int splits);
+
 cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float* a3, const float* b3, int64_t ld3,
                                  float beta, float* c, int64_t ldc, cudaStream_t s,
-                                 Tf32x3Kernel kernel = Tf32x3Kernel::p32);
+                                 Tf32x3Kernel kernel = Tf32x3Kernel::p32, int splits = 1, float* work = nullptr);
 
 }  // namespace myblas

@@ -118,6 +118,36 @@ TEST(Tf32x3Schedule, ChunksCoverEveryStageOnceAndBlocksEveryTile) {
     }
 }
 
+TEST(Tf32x3Schedule, SplitKSlicesAndChoice) {
+  namespace sc = myblas::tf32x3_schedule;
+  for (int nk = 1; nk <= 50; ++nk)
+    for (int splits = 1; splits <= std::min(nk, 4); ++splits) {
+      EXPECT_EQ(sc::slice_begin(nk, splits, 0), 0);
+      EXPECT_EQ(sc::slice_begin(nk, splits, splits), nk);
+      for (int q = 0; q < splits; ++q) {
+        const int len = sc::slice_begin(nk, splits, q + 1) - sc::slice_begin(nk, splits, q);
+        EXPECT_GE(len, nk / splits) << nk << " " << splits << " " << q;
+        EXPECT_LE(len, (nk + splits - 1) / splits) << nk << " " << splits << " " << q;
+      }
+    }
+  // On the H100's 132 SMs (tiles of 192 x 128, k-blocks of 32 of the 3k terms):
+  EXPECT_EQ(myblas::tf32x3_splitk_choose(1024, 1024, 3 * 1024, 132), 2);  // 48 tiles: 96 units
+  EXPECT_EQ(myblas::tf32x3_splitk_choose(2048, 2048, 3 * 2048, 132), 3);  // 176 tiles: 528 = 4 waves
+  EXPECT_EQ(myblas::tf32x3_splitk_choose(4096, 4096, 3 * 4096, 132), 1);  // 704 tiles: over 4 waves
+  EXPECT_EQ(myblas::tf32x3_splitk_choose(8192, 8192, 3 * 8192, 132), 1);
+  EXPECT_EQ(myblas::tf32x3_splitk_choose(1024, 1024, 3 * 256, 132), 1);   // 24 k-blocks: none to spare
+  EXPECT_EQ(myblas::tf32x3_splitk_choose(0, 1024, 3 * 1024, 132), 1);
+  EXPECT_EQ(myblas::tf32x3_splitk_work_floats(100, 30, 1), 0u);
+  EXPECT_EQ(myblas::tf32x3_splitk_work_floats(100, 30, 3), 9000u);
+  for (int tiles : {1, 48, 100, 176, 500})
+    for (int nk : {1, 30, 96, 500}) {
+      const int s = sc::splitk_choose(tiles, nk, 132);
+      EXPECT_GE(s, 1);
+      EXPECT_LE(s, 4);
+      if (s > 1) EXPECT_GE(nk / s, 24) << tiles << " " << nk;
+    }
+}
+
 // The ordered variants' turns, run as the two consumers would: a named barrier completes when
 // its waiter and the other consumer's signal are both in. The issues must alternate 0, 1, 0, 1,
 // no consumer may block for good, and no signal may be left over at exit.
@@ -237,7 +267,8 @@ TEST(Tf32x3Split, PartsAreTf32AndSumToTheValue) {
 // variant, against an FP64 reference within the proven bound; C's padding keeps its guards and
 // beta == 0 ignores NaN in C. Returns C (without padding checks) for bitwise comparisons.
 std::vector<float> product_case(myblas::Tf32x3Kernel kernel, int m, int n, int k, float alpha, float beta,
-                                const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& c0) {
+                                const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& c0,
+                                int splits = 1) {
   const int ldc = m + 3;
   const int64_t ld3 = myblas::tf32x3_ld(k);
   std::vector<float> scratch(size_t(ld3) * (m + n) + 64, 0.f);
@@ -255,7 +286,10 @@ std::vector<float> product_case(myblas::Tf32x3Kernel kernel, int m, int n, int k
   auto* st = reinterpret_cast<myblas::Tf32x3Stats*>(ds.ptr);
   EXPECT_EQ(cudaMemset(st, 0, sizeof *st), cudaSuccess);
   EXPECT_EQ(myblas::tf32x3_split(oa, ob, st, nullptr), cudaSuccess);
-  EXPECT_EQ(myblas::tf32x3_wgmma_product(m, n, 3 * k, alpha, oa.dst, ob.dst, ld3, beta, dc.ptr, ldc, nullptr, kernel),
+  std::vector<float> work_init(myblas::tf32x3_splitk_work_floats(m, n, splits) + 1, NAN);  // (fully overwritten)
+  DevBuf dw(work_init, 0);
+  EXPECT_EQ(myblas::tf32x3_wgmma_product(m, n, 3 * k, alpha, oa.dst, ob.dst, ld3, beta, dc.ptr, ldc, nullptr, kernel,
+                                         splits, splits > 1 ? dw.ptr : nullptr),
             cudaSuccess);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<float> got(cin.size());
@@ -281,7 +315,7 @@ std::vector<float> product_case(myblas::Tf32x3Kernel kernel, int m, int n, int k
         wj = j;
       }
     }
-  EXPECT_LE(worst, 1.0) << myblas::tf32x3_kernel_name(kernel) << " " << m << "x" << n << "x" << k << " alpha "
+  EXPECT_LE(worst, 1.0) << myblas::tf32x3_kernel_name(kernel) << " split-K " << splits << " " << m << "x" << n << "x" << k << " alpha "
                         << alpha << " beta " << beta << ": worst C(" << wi << "," << wj << ") error/bound " << worst;
   int damaged = 0;
   for (int j = 0; j < n; ++j)
@@ -337,8 +371,12 @@ TEST_P(Tf32x3ProductVariant, WithinTheProvenBound) {
   std::string why;
   if (!product_available(&why)) GTEST_SKIP() << why;
   SCOPED_TRACE("seed " + std::to_string(mbtest::test_seed()));
-  for (const ProductData& d : product_data())
+  for (const ProductData& d : product_data()) {
     product_case(myblas::Tf32x3Kernel(GetParam()), d.m, d.n, d.k, d.alpha, d.beta, d.a, d.b, d.c0);
+    // Split-K: 3 slices (as many as there are k-blocks where fewer), unequal ones at 43 and 70.
+    const int nk = (3 * d.k + 31) / 32;
+    if (nk > 1) product_case(myblas::Tf32x3Kernel(GetParam()), d.m, d.n, d.k, d.alpha, d.beta, d.a, d.b, d.c0, std::min(3, nk));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVariants, Tf32x3ProductVariant, ::testing::Range(0, myblas::kTf32x3Kernels),

@@ -4,6 +4,8 @@
 #include <atomic>
 #include <climits>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -112,6 +114,19 @@ Tf32x3Kernel product_kernel() {
   return kernel;
 }
 
+// MYBLAS_SGEMM_TF32X3_SPLITK=auto: the product splits k where its tiles leave multiprocessors idle
+// (tf32x3_splitk_choose); unset or off: never (read once).
+bool splitk_auto() {
+  static const bool on = [] {
+    const char* v = std::getenv("MYBLAS_SGEMM_TF32X3_SPLITK");
+    if (!v || !*v || !std::strcmp(v, "off")) return false;
+    if (!std::strcmp(v, "auto")) return true;
+    warn_once("sgemm-tf32x3-splitk", std::string("unknown MYBLAS_SGEMM_TF32X3_SPLITK '") + v + "'; using off");
+    return false;
+  }();
+  return on;
+}
+
 }  // namespace
 
 SgemmPrecision sgemm_precision() {
@@ -180,7 +195,15 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
   if (const char* no = tf32x3_wgmma_can_implement(ld3)) return refuse(no);
   const size_t a3 = size_t(ld3) * size_t(p.m), b3 = size_t(ld3) * size_t(p.n);
   const size_t a3_bytes = (a3 * 4 + 255) / 256 * 256;
-  const size_t bytes = kStatsBytes + a3_bytes + b3 * 4;
+  const size_t b3_bytes = (b3 * 4 + 255) / 256 * 256;
+  // Split-K's slices (MYBLAS_SGEMM_TF32X3_SPLITK=auto; kernels/sgemm_tc.h) after B3.
+  int splits = 1;
+  if (splitk_auto()) {
+    int sms = 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess)
+      splits = tf32x3_splitk_choose(p.m, p.n, 3 * p.k, sms);
+  }
+  const size_t bytes = kStatsBytes + a3_bytes + b3_bytes + tf32x3_splitk_work_floats(p.m, p.n, splits) * 4;
 
   cudaError_t e;
   Scratch* kept = kept_scratch(dev, bytes, s, &e);
@@ -214,7 +237,8 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
 
   const int k3 = 3 * p.k;
   const cudaError_t pe = tf32x3_wgmma_product(p.m, p.n, k3, p.alpha, a.dst, b.dst, ld3, p.beta,
-                                             static_cast<float*>(p.c), p.ldc, s, product_kernel());
+                                             static_cast<float*>(p.c), p.ldc, s, product_kernel(), splits,
+                                             reinterpret_cast<float*>(base + kStatsBytes + a3_bytes + b3_bytes));
   if (kept) {
     kept->used = true;
     kept->last_stream = s;
@@ -223,7 +247,8 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
   // A failed launch ran nothing: C is untouched and the FP32 path can still run.
   if (pe != cudaSuccess) return refuse(note_cuda_error(pe, "the 3xTF32 wgmma product"));
   note(std::string("3xTF32 (split + wgmma product ") + tf32x3_kernel_name(product_kernel()) + ", sums promoted every " +
-       std::to_string(tf32x3_kernel_promote_terms(product_kernel())) + " terms)");
+       std::to_string(tf32x3_kernel_promote_terms(product_kernel())) + " terms" +
+       (splits > 1 ? ", split-K " + std::to_string(splits) : std::string()) + ")");
   return true;
 }
 

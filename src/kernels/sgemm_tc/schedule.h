@@ -20,6 +20,11 @@ TF32X3_HD int chunk_stages(int nk, int per, int c) { return nk - c * per < per ?
 // Tiles t = block, block + grid, ... below `tiles`.
 TF32X3_HD int block_tiles(int tiles, int block, int grid) { return block < tiles ? (tiles - 1 - block) / grid + 1 : 0; }
 
+// Split-K: work unit u of tiles * splits covers tile u % tiles and k-slice u / tiles (the units
+// running at once share their k-range, so that their operand panels are shared in L2); slice s
+// covers k-blocks [slice_begin(s), slice_begin(s + 1)), within one of each other in length.
+TF32X3_HD int slice_begin(int nk, int splits, int s) { return int((long long)nk * s / splits); }
+
 // The ordered variants' turns: both consumers walk the same chunks, and each waits for its turn
 // on its own named barrier before issuing a chunk's wgmmas, then signals the other's barrier.
 // Consumer 1 signals once before its first chunk (consumer 0's first turn) and consumer 0 waits
@@ -29,6 +34,26 @@ TF32X3_HD int block_tiles(int tiles, int block, int grid) { return block < tiles
 TF32X3_HD int turn_barrier(int consumer) { return consumer == 0 ? 1 : 2; }  // waits here, signals the other's
 TF32X3_HD bool signals_before_first(int consumer) { return consumer == 1; }
 TF32X3_HD bool waits_after_last(int consumer) { return consumer == 0; }
+
+// The split-K count for a product of `tiles` tiles and nk k-blocks on `sms` multiprocessors: the
+// count in 1..4 whose units fill the waves of the persistent grid best, each split beyond the
+// first charged 4% (its FP32 sums go through device memory once more), ties to fewer; none
+// from 4 waves of tiles up (quantisation below 1/4 of a wave) or below 24 k-blocks a slice.
+inline int splitk_choose(int tiles, int nk, int sms) {
+  if (tiles <= 0 || sms <= 0 || tiles >= 4 * sms) return 1;
+  int best = 1;
+  double best_score = -1;
+  for (int s = 1; s <= 4; ++s) {
+    if (s > 1 && nk / s < 24) break;
+    const long long units = (long long)tiles * s, waves = (units + sms - 1) / sms;
+    const double score = double(units) / double(waves * sms) - 0.04 * (s - 1);
+    if (score > best_score + 1e-9) {
+      best_score = score;
+      best = s;
+    }
+  }
+  return best;
+}
 
 }  // namespace tf32x3_schedule
 }  // namespace myblas

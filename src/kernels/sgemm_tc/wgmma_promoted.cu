@@ -28,6 +28,7 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -79,6 +80,9 @@ struct Params {
   float alpha, beta;
   int tiles_i, tiles_j;
   int vec2;  // C takes 8-byte stores of two neighbouring rows
+  int splits;       // k-slices per tile (split-K; 1: none)
+  float* work;      // splits > 1: the slices' sums, splits x (m x n, leading dimension m)
+  int work_vec2;    // the same as vec2, for work
 };
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -171,6 +175,22 @@ __device__ __forceinline__ void store_tile(const Params& p, const float (&d)[kAc
       }
     }
   }
+}
+
+// A work unit's sums: into C (alpha, beta) without split-K, else raw into its slice of work.
+__device__ __forceinline__ void store_unit(const Params& p, const float (&d)[kAcc], int slice, int j_base,
+                                           int i_base) {
+  if (p.splits == 1) {
+    store_tile(p, d, j_base, i_base);
+    return;
+  }
+  Params w = p;
+  w.c = p.work + int64_t(slice) * p.m * p.n;
+  w.ldc = p.m;
+  w.alpha = 1.f;
+  w.beta = 0.f;
+  w.vec2 = p.work_vec2;
+  store_tile(w, d, j_base, i_base);
 }
 
 // One tile's main loop of a consumer without halves (p32, p64, the ordered ones): each chunk of
@@ -298,7 +318,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
+  namespace sc = tf32x3_schedule;
   const int tiles = p.tiles_i * p.tiles_j;
+  const int units = tiles * p.splits;  // (tile, k-slice) pairs; splits == 1: the tiles
   const int nk = (p.k3 + kBK - 1) / kBK;
 
   if (wg == 0) {  // producer
@@ -307,10 +329,12 @@ __global__ void __launch_bounds__(kThreads, 1)
       asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tm_b)) : "memory");
       asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tm_a)) : "memory");
       Ring r;
-      for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+      for (int u = blockIdx.x; u < units; u += gridDim.x) {
         int tj, ti;
-        tile_coords(t, p, &tj, &ti);
-        for (int kb = 0; kb < nk; ++kb) {
+        tile_coords(u % tiles, p, &tj, &ti);
+        const int slice = u / tiles;
+        const int kb1 = sc::slice_begin(nk, p.splits, slice + 1);
+        for (int kb = sc::slice_begin(nk, p.splits, slice); kb < kb1; ++kb) {
           mbar_wait(empty0 + 8 * r.s, r.phase ^ 1);
           const uint32_t full = full0 + 8 * r.s;
           const uint32_t sb = base + r.s * kStageBytes, sa = sb + kBytesB;
@@ -328,33 +352,53 @@ __global__ void __launch_bounds__(kThreads, 1)
     Ring ring;
     if constexpr (V::kHalves) {
       float acc0[kHalf], acc1[kHalf];  // the two halves' sums of the chunk, in the tensor cores' accumulators
-      for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+      for (int u = blockIdx.x; u < units; u += gridDim.x) {
         int tj, ti;
-        tile_coords(t, p, &tj, &ti);
+        tile_coords(u % tiles, p, &tj, &ti);
+        const int slice = u / tiles;
 #pragma unroll
         for (int i = 0; i < kAcc; ++i) sum[i] = 0.f;
 #pragma unroll
         for (int i = 0; i < kHalf; ++i) acc0[i] = acc1[i] = 0.f;  // (their lives end before the epilogue)
-        tile_halves<V>(sum, acc0, acc1, ring, nk, cw, base, full0, empty0);
-        store_tile(p, sum, tj * kBJ + 64 * cw, ti * kBI);
+        tile_halves<V>(sum, acc0, acc1, ring,
+                       sc::slice_begin(nk, p.splits, slice + 1) - sc::slice_begin(nk, p.splits, slice), cw, base,
+                       full0, empty0);
+        store_unit(p, sum, slice, tj * kBJ + 64 * cw, ti * kBI);
       }
     } else {
       float acc[kAcc];  // a chunk's sums, in the tensor cores' accumulators
       if (V::kOrdered && tf32x3_schedule::signals_before_first(cw)) bar_arrive(tf32x3_schedule::turn_barrier(1 - cw));
-      for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+      for (int u = blockIdx.x; u < units; u += gridDim.x) {
         int tj, ti;
-        tile_coords(t, p, &tj, &ti);
+        tile_coords(u % tiles, p, &tj, &ti);
+        const int slice = u / tiles;
         // (Zeroing acc too, though each chunk's first wgmma overwrites it, ends its life at the
         // previous tile's last promotion, so the epilogue has its registers.)
 #pragma unroll
         for (int i = 0; i < kAcc; ++i) sum[i] = acc[i] = 0.f;
-        tile_whole<V>(sum, acc, ring, nk, cw, base, full0, empty0);
-        store_tile(p, sum, tj * kBJ + 64 * cw, ti * kBI);
+        tile_whole<V>(sum, acc, ring,
+                      sc::slice_begin(nk, p.splits, slice + 1) - sc::slice_begin(nk, p.splits, slice), cw, base,
+                      full0, empty0);
+        store_unit(p, sum, slice, tj * kBJ + 64 * cw, ti * kBI);
       }
       if (V::kOrdered && tf32x3_schedule::waits_after_last(cw)) bar_sync(tf32x3_schedule::turn_barrier(cw));
     }
   }
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
+}
+
+// Split-K's last pass: C := alpha * (work_0 + ... + work_{splits-1}) + beta * C, the slices added
+// in order; beta == 0 never reads C.
+__global__ void splitk_reduce_kernel(const float* __restrict__ work, int splits, int m, int n, float alpha,
+                                     float beta, float* __restrict__ c, int64_t ldc) {
+  const int64_t mn = int64_t(m) * n;
+  for (int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; t < mn; t += int64_t(gridDim.x) * blockDim.x) {
+    float s = work[t];
+    for (int q = 1; q < splits; ++q) s += work[t + q * mn];
+    const int64_t i = t % m, j = t / m;
+    float* cij = c + i + j * ldc;
+    *cij = beta == 0.f ? alpha * s : fmaf(beta, *cij, alpha * s);
+  }
 }
 
 // A 2-D FP32 tensor map over a k-contiguous operand: k3 elements per line, `lines` lines ld3
@@ -419,10 +463,23 @@ Tf32x3Kernel tf32x3_kernel_from_env(std::string* unknown) {
   return k;
 }
 
+int tf32x3_splitk_choose(int m, int n, int k3, int sms) {
+  if (m <= 0 || n <= 0 || k3 <= 0) return 1;
+  const int64_t tiles = int64_t((m + kBI - 1) / kBI) * ((n + kBJ - 1) / kBJ);
+  if (tiles > INT32_MAX) return 1;
+  return tf32x3_schedule::splitk_choose(int(tiles), (k3 + kBK - 1) / kBK, sms);
+}
+
+size_t tf32x3_splitk_work_floats(int m, int n, int splits) {
+  return splits > 1 ? size_t(splits) * size_t(m) * size_t(n) : 0;
+}
+
 cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float* a3, const float* b3, int64_t ld3,
-                                 float beta, float* c, int64_t ldc, cudaStream_t s, Tf32x3Kernel kernel) {
+                                 float beta, float* c, int64_t ldc, cudaStream_t s, Tf32x3Kernel kernel, int splits,
+                                 float* work) {
   int sms = 0;
   if (!sm90a_ready(&sms)) return cudaErrorInvalidDeviceFunction;
+  if (splits < 1 || splits > (k3 + kBK - 1) / kBK || (splits > 1 && !work)) return cudaErrorInvalidValue;
   if (reinterpret_cast<uintptr_t>(a3) % 16 || reinterpret_cast<uintptr_t>(b3) % 16 || ld3 % 4)
     return cudaErrorInvalidValue;  // (TMA's alignment rules)
   CUtensorMap tb, ta;
@@ -438,18 +495,26 @@ cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float*
   p.tiles_i = (m + kBI - 1) / kBI;
   p.tiles_j = (n + kBJ - 1) / kBJ;
   p.vec2 = reinterpret_cast<uintptr_t>(c) % 8 == 0 && ldc % 2 == 0;
-  const int64_t tiles = int64_t(p.tiles_i) * p.tiles_j;
-  if (tiles > INT32_MAX) return cudaErrorInvalidValue;
-  const int grid = int(tiles < sms ? tiles : sms);
+  p.splits = splits;
+  p.work = work;
+  p.work_vec2 = reinterpret_cast<uintptr_t>(work) % 8 == 0 && m % 2 == 0;
+  const int64_t units = int64_t(p.tiles_i) * p.tiles_j * splits;
+  if (units > INT32_MAX) return cudaErrorInvalidValue;
+  const int grid = int(units < sms ? units : sms);
+  cudaError_t e = cudaErrorInvalidValue;  // (not a variant)
   switch (kernel) {
-    case Tf32x3Kernel::p32: return launch<Tf32x3Kernel::p32>(tb, ta, p, grid, s);
-    case Tf32x3Kernel::p32_ordered: return launch<Tf32x3Kernel::p32_ordered>(tb, ta, p, grid, s);
-    case Tf32x3Kernel::p32_halves: return launch<Tf32x3Kernel::p32_halves>(tb, ta, p, grid, s);
-    case Tf32x3Kernel::p64: return launch<Tf32x3Kernel::p64>(tb, ta, p, grid, s);
-    case Tf32x3Kernel::p64_ordered: return launch<Tf32x3Kernel::p64_ordered>(tb, ta, p, grid, s);
-    case Tf32x3Kernel::p64_halves: return launch<Tf32x3Kernel::p64_halves>(tb, ta, p, grid, s);
+    case Tf32x3Kernel::p32: e = launch<Tf32x3Kernel::p32>(tb, ta, p, grid, s); break;
+    case Tf32x3Kernel::p32_ordered: e = launch<Tf32x3Kernel::p32_ordered>(tb, ta, p, grid, s); break;
+    case Tf32x3Kernel::p32_halves: e = launch<Tf32x3Kernel::p32_halves>(tb, ta, p, grid, s); break;
+    case Tf32x3Kernel::p64: e = launch<Tf32x3Kernel::p64>(tb, ta, p, grid, s); break;
+    case Tf32x3Kernel::p64_ordered: e = launch<Tf32x3Kernel::p64_ordered>(tb, ta, p, grid, s); break;
+    case Tf32x3Kernel::p64_halves: e = launch<Tf32x3Kernel::p64_halves>(tb, ta, p, grid, s); break;
   }
-  return cudaErrorInvalidValue;  // (not a variant)
+  if (e != cudaSuccess || splits == 1) return e;
+  const int64_t mn = int64_t(m) * n;
+  const int blocks = int(std::min<int64_t>((mn + 255) / 256, int64_t(sms) * 16));
+  splitk_reduce_kernel<<<blocks, 256, 0, s>>>(work, splits, m, n, alpha, beta, c, ldc);
+  return cudaGetLastError();
 }
 
 }  // namespace myblas
