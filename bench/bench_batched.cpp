@@ -16,6 +16,12 @@
 //     cblas_sgemm_batch through libmyblas (whichever path MYBLAS_BACKEND gives: cpu, cublas for the
 //     GPU path, or auto). Verified against the loop, timed by wall clock: 1 warm-up, --host-reps
 //     calls, median.
+//   With --device also: the device-to-device copy rate (cudaMemcpy of --mb MB, counted as bytes
+//     read plus bytes written: the memory floor the GB/s columns are compared with, "floor" rows);
+//     and for S and H at n = 16 and 32 each rung of our batched square kernel called directly
+//     (kernels/batched.h, strided, beta = 0; "kernel-<rung>" rows), verified and timed as the
+//     library's rows, so that the dispatch table (src/dispatch/batch_rule.h) can name the rung
+//     that beats cuBLAS whatever MYBLAS_BACKEND chose for the library's rows.
 //   With --device also: two groups of different sizes (n = 16 and 32, FP32) in one cblas_sgemm_batch
 //     call, beside two cblas_sgemm_batch_strided calls and two raw cuBLAS calls (kind "group",
 //     n printed as 1632).
@@ -38,6 +44,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "kernels/batched.h"
 #include "myblas.h"
 
 #ifndef MYBLAS_GIT_REV
@@ -59,12 +66,14 @@ struct Opts {
 
 FILE* g_csv = nullptr;
 std::string g_backend;
+double g_floor_gbps = 0;  // the device-to-device copy rate (read + written bytes), once measured
 
 void csv_row(const char* kind, const std::string& type, int n, long count, const char* path, double us,
              double host_us, double gbps, double tflops, double ratio, double err) {
   std::printf("%-6s %-2s n=%4d count=%7ld %-26s %12.1f us  host %9.1f us  %8.1f GB/s  %7.2f TFLOP/s  ratio %.3f  "
               "err %.2e\n",
               kind, type.c_str(), n, count, path, us, host_us, gbps, tflops, ratio, err);
+  if (g_floor_gbps > 0 && gbps > 0) std::printf("       %s %s n=%d %s: %.3f of the copy floor\n", kind, type.c_str(), n, path, gbps / g_floor_gbps);
   if (g_csv)
     std::fprintf(g_csv, "%s,%s,%s,%d,%ld,%s,%.3f,%.3f,%.3f,%.4f,%.4f,%.3e\n", kind, g_backend.c_str(), type.c_str(),
                  n, count, path, us, host_us, gbps, tflops, ratio, err);
@@ -230,10 +239,49 @@ void device_case(const std::string& type, int n, const Opts& o, cublasHandle_t h
     csv_row("device", type, n, count, form.name, t.event_us, t.host_us, bytes / t.event_us / 1e3,
             flops / t.event_us / 1e6, tr.event_us / t.event_us, err);
   }
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, __half>) {
+    myblas::BatchGroup g;
+    g.m = g.n = g.k = n;
+    g.alpha = {1, 0}, g.beta = {0, 0};
+    g.a = a, g.b = b, g.c = c;
+    g.lda = g.ldb = g.ldc = n;
+    g.stride_a = g.stride_b = g.stride_c = s;
+    g.count = count;
+    const myblas::Dtype dt = sizeof(T) == 2 ? myblas::Dtype::h : myblas::Dtype::s;
+    if (!myblas::batched_square_can_implement(dt, g))
+      for (myblas::SquareKernel k : {myblas::SquareKernel::smem, myblas::SquareKernel::staged}) {
+        auto direct = [&](int) { CK(myblas::batched_square_run(dt, &g, nullptr, 1, nullptr, k)); };
+        CK(cudaMemset(c, 0xFF, per * count * es));
+        direct(0);
+        CK(cudaDeviceSynchronize());
+        const double err = verify(c, cref, count, n, eps);
+        const std::string name = std::string("kernel-") + myblas::square_kernel_name(k);
+        if (err > 1.0) std::printf("# VERIFY FAILED: %s %s n=%d worst error %.3g x the bound\n", name.c_str(), type.c_str(), n, err);
+        const bench::Timing t = bench::time_calls_with_host(direct, 1, o.reps, 3);
+        csv_row("device", type, n, count, name.c_str(), t.event_us, t.host_us, bytes / t.event_us / 1e3,
+                flops / t.event_us / 1e6, tr.event_us / t.event_us, err);
+      }
+  }
   CK(cudaFree(a));
   CK(cudaFree(b));
   CK(cudaFree(c));
   CK(cudaFree(cref));
+}
+
+// The device-to-device copy rate: cudaMemcpy of mb MB, 3 warm-ups, median of reps; bytes read
+// plus bytes written per microsecond, the rate a batch that reads A, B and writes C at most reaches.
+void copy_floor(const Opts& o) {
+  const size_t bytes = size_t(o.mb * 1048576.0);
+  void *x, *y;
+  CK(cudaMalloc(&x, bytes));
+  CK(cudaMalloc(&y, bytes));
+  CK(cudaMemset(x, 1, bytes));
+  auto copy = [&](int) { CK(cudaMemcpyAsync(y, x, bytes, cudaMemcpyDeviceToDevice, nullptr)); };
+  const bench::Timing t = bench::time_calls_with_host(copy, 1, std::max(o.reps, 20), 3);
+  csv_row("floor", "-", 0, 1, "d2d-memcpy", t.event_us, t.host_us, 2.0 * double(bytes) / t.event_us / 1e3, 0, 1.0, 0);
+  g_floor_gbps = 2.0 * double(bytes) / t.event_us / 1e3;
+  CK(cudaFree(x));
+  CK(cudaFree(y));
 }
 
 // Groups of different sizes in one call (FP32, n = 16 and 32, 64 MB per operand each) beside the
@@ -420,6 +468,7 @@ int main(int argc, char** argv) {
   if (o.device) {
     cublasHandle_t h;
     CB(cublasCreate(&h));
+    copy_floor(o);
     for (const std::string& t : o.types)
       for (int n : o.sizes) {
         if (t == "s") device_case<float>(t, n, o, h);

@@ -1,5 +1,6 @@
-// When a batch of GEMMs on host arrays goes to the GPU (dispatch.cpp's rule for batches): a pure
-// function of the batch's shapes and form, so that the CPU tests check it.
+// The rules for batches of GEMMs (dispatch.cpp, backends/cuda/cublas_batch.cpp): when host arrays
+// go to the GPU, and which device-operand groups our batched square kernel takes. Pure functions
+// of the batch's shapes and form, so that the CPU tests check them.
 #pragma once
 #include "core/batch.h"
 
@@ -52,6 +53,45 @@ inline bool batch_host_gpu_wins(const BatchProblem& p) {
                    n * double(g.m) * double(g.n) * (g.beta.zero() ? 1 : 2));
   }
   return bytes >= kBatchHostGpuMinBytes && flops >= batch_host_gpu_flops_per_byte(p.type, pointer_arrays) * bytes;
+}
+
+// Device operands: the groups our batched square kernel can run (kernels/batched.h: S and H,
+// m = n = k = 16 or 32) go to the rung this table names, where that rung measured faster than
+// cuBLAS's strided-batched call in the same process (bench_batched --device: the kernel rows and
+// the myblas rows beside the raw cuBLAS call); to cuBLAS where the entry has no rung.
+// MYBLAS_BACKEND=kernels takes our kernel at every size it can run: the entry's rung, else the
+// best rung (kSquareForcedKernel).
+// Measured on the H100 (bench/results/h100-batched-2026-11-28.md, gemm_square_smem through the
+// library): S 16: 1.58x cuBLAS, S 32: 0.53x, H 16: 2.71x, H 32: 0.51x.
+struct SquareChoice {
+  Dtype type;
+  int64_t n;
+  bool ours;            // false: cuBLAS
+  SquareKernel kernel;  // the rung, where ours
+};
+inline constexpr SquareChoice kSquareChoices[] = {
+    {Dtype::s, 16, true, SquareKernel::smem},
+    {Dtype::s, 32, false, SquareKernel::smem},
+    {Dtype::h, 16, true, SquareKernel::smem},
+    {Dtype::h, 32, false, SquareKernel::smem},
+};
+inline constexpr SquareKernel kSquareForcedKernel = SquareKernel::staged;
+
+// The entry for (type, n), or nullptr (no entry: cuBLAS).
+inline const SquareChoice* batch_square_choice(Dtype t, int64_t n) {
+  for (const SquareChoice& c : kSquareChoices)
+    if (c.type == t && c.n == n) return &c;
+  return nullptr;
+}
+// Whether our square kernel takes a group of (type, n) that it can run, and with which rung.
+inline bool batch_square_takes(Dtype t, int64_t n, bool forced, SquareKernel* kernel) {
+  const SquareChoice* c = batch_square_choice(t, n);
+  if (c && c->ours) {
+    *kernel = c->kernel;
+    return true;
+  }
+  *kernel = kSquareForcedKernel;
+  return forced;
 }
 
 }  // namespace myblas

@@ -882,13 +882,13 @@ void run_batch(BatchProblem& p) {
   bool conj_gemv = false, kernel_takes = false;
   for (const BatchGroup& g : p.groups) {
     conj_gemv = conj_gemv || (p.family == Family::gemv && g.ta == 'R');
+    SquareKernel rung;
     kernel_takes = kernel_takes || (p.family == Family::gemm && !batched_square_can_implement(p.type, g) &&
-                                    (g.n == 16 || backend == Backend::kernels));
+                                    batch_square_takes(p.type, g.n, backend == Backend::kernels, &rung));
   }
-  // Our square kernel where it can run a group at n = 16: the products are bound by memory
-  // traffic, which it keeps to one read of A and B and one write of C in 16-byte accesses: 1.58x
-  // (S) and 2.71x (H) cuBLAS's strided-batched call there, but 0.51-0.53x at n = 32, which it
-  // takes only when our kernels are forced (bench/results/h100-batched-2026-11-28.md).
+  // Our square kernel where it can run a group and the table (dispatch/batch_rule.h) says it
+  // measured faster than cuBLAS's strided-batched call: the products are bound by memory traffic,
+  // which it keeps to one read of A and B and one write of C in 16-byte accesses.
   // GEMV batches on host arrays stay on the CPU whatever the setting: each byte of A is used
   // once, so the host link never beats the CPU's memory (and the GPU path has no staging for them).
   const bool cpu_only = conj_gemv || (p.family == Family::gemv && !any_device);

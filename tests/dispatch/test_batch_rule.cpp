@@ -70,4 +70,26 @@ TEST(BatchRule, SizeAndFamily) {
   EXPECT_FALSE(myblas::batch_host_gpu_wins(zero_alpha));
 }
 
+// Device operands: our square kernel where its table entry names a rung, cuBLAS where the entry
+// has none (unless our kernels are forced: then the best rung), every entry at a size the kernel
+// can run.
+TEST(BatchRule, SquareKernelTable) {
+  using myblas::Dtype;
+  using myblas::SquareKernel;
+  for (const myblas::SquareChoice& c : myblas::kSquareChoices) {
+    EXPECT_TRUE(c.type == Dtype::s || c.type == Dtype::h);
+    EXPECT_TRUE(c.n == 16 || c.n == 32);
+    SquareKernel k = SquareKernel::smem;
+    EXPECT_EQ(myblas::batch_square_takes(c.type, c.n, false, &k), c.ours) << int(c.type) << " " << c.n;
+    if (c.ours) EXPECT_EQ(k, c.kernel);
+    EXPECT_TRUE(myblas::batch_square_takes(c.type, c.n, true, &k));
+    EXPECT_EQ(k, c.ours ? c.kernel : myblas::kSquareForcedKernel);
+  }
+  SquareKernel k = SquareKernel::smem;
+  EXPECT_EQ(myblas::batch_square_choice(Dtype::d, 16), nullptr);
+  EXPECT_FALSE(myblas::batch_square_takes(Dtype::s, 64, false, &k));
+  EXPECT_TRUE(myblas::batch_square_takes(Dtype::s, 64, true, &k));
+  EXPECT_EQ(k, myblas::kSquareForcedKernel);
+}
+
 }  // namespace

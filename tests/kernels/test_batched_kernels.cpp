@@ -1,7 +1,8 @@
-// The batched square kernel (src/kernels/batched/gemm_square_smem.cu) called directly: its
-// refusals (on the CPU, in CI), and on a GPU, against a loop of products in double: nine groups of
-// one size (two launches: eight groups a launch), strided and listed groups together, a count that
-// leaves the last block partly empty, leading dimensions and strides that rule out 16-byte
+// The batched square kernel's rungs (src/kernels/batched/gemm_square_smem.cu, gemm_square_staged.cu)
+// called directly: their refusals (on the CPU, in CI), and on a GPU, each rung against a loop of
+// products in double: nine groups of one size (two launches: eight groups a launch), strided and
+// listed groups together, counts that leave the last block partly empty (1 up to several blocks,
+// off multiples of the products per block), leading dimensions and strides that rule out 16-byte
 // accesses, a misaligned base, both transposes, beta 0 (NaN in C) and not, S and H; and the
 // scaling kernel of the alpha == 0 groups.
 #include <cuda_fp16.h>
@@ -70,7 +71,10 @@ struct GroupData {
 };
 
 template <class T>
-void run_case(int n, std::mt19937_64& rng) {
+void run_case(int n, myblas::SquareKernel kernel, std::mt19937_64& rng) {
+  SCOPED_TRACE(myblas::square_kernel_name(kernel));
+  // Products per group: off every multiple of the products per block (8 at n = 16, 4 at n = 32).
+  const int64_t counts[9] = {1, 3, 5, 7, 9, 13, 33, 2 + int64_t(rng() % 23), 37};
   std::vector<GroupData<T>> gd(9);
   for (size_t i = 0; i < gd.size(); ++i) {
     GroupData<T>& d = gd[i];
@@ -80,11 +84,13 @@ void run_case(int n, std::mt19937_64& rng) {
     g.tb = i % 3 ? 'N' : 'T';
     g.alpha = {i % 4 == 1 ? -0.5 : 1.0, 0};
     g.beta = {i % 3 == 0 ? 0.0 : 0.5, 0};
-    g.count = 1 + int64_t(rng() % 23);
+    g.count = counts[i];
     const int pad = i % 4 == 2 ? 3 : 0;  // ld % vector != 0: element accesses
     g.lda = n + pad, g.ldb = n + (i == 5 ? 1 : 0), g.ldc = n + pad;
     d.shift = i == 7 ? 1 : 0;  // misaligned base
-    const int64_t sa = g.lda * n + 5, sb = g.ldb * n + 8, sc = g.ldc * n + 4;
+    // Strides that allow 16-byte accesses (multiples of 8 elements) and ones that do not.
+    const int64_t sa = g.lda * n + (i % 3 == 1 ? 5 : 8), sb = g.ldb * n + (i % 3 == 2 ? 3 : 8),
+                  sc = g.ldc * n + (i % 2 ? 4 : 16);
     g.stride_a = sa, g.stride_b = sb, g.stride_c = sc;
     auto fill = [&](std::vector<T>& v, int64_t stride) {
       v.resize(size_t(stride * g.count + d.shift + 8));
@@ -118,7 +124,8 @@ void run_case(int n, std::mt19937_64& rng) {
     lists.push_back(static_cast<const void* const*>(d.dlist));
   }
   const Dtype t = sizeof(T) == 2 ? Dtype::h : Dtype::s;
-  ASSERT_EQ(myblas::batched_square_run(t, groups.data(), lists.data(), int(groups.size()), nullptr), cudaSuccess);
+  ASSERT_EQ(myblas::batched_square_run(t, groups.data(), lists.data(), int(groups.size()), nullptr, kernel),
+            cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const double unit = sizeof(T) == 2 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -24);
   for (size_t i = 0; i < gd.size(); ++i) {
@@ -156,16 +163,20 @@ TEST(BatchedSquare, DeviceFp32) {
   std::string why;
   if (!kernel_test::have_gpu(&why)) GTEST_SKIP() << why;
   std::mt19937_64 rng(mbtest::test_seed());
-  run_case<float>(16, rng);
-  run_case<float>(32, rng);
+  for (myblas::SquareKernel k : {myblas::SquareKernel::smem, myblas::SquareKernel::staged}) {
+    run_case<float>(16, k, rng);
+    run_case<float>(32, k, rng);
+  }
 }
 
 TEST(BatchedSquare, DeviceFp16) {
   std::string why;
   if (!kernel_test::have_gpu(&why)) GTEST_SKIP() << why;
   std::mt19937_64 rng(mbtest::test_seed());
-  run_case<__half>(16, rng);
-  run_case<__half>(32, rng);
+  for (myblas::SquareKernel k : {myblas::SquareKernel::smem, myblas::SquareKernel::staged}) {
+    run_case<__half>(16, k, rng);
+    run_case<__half>(32, k, rng);
+  }
 }
 
 // C := beta C of an alpha == 0 group: beta 0 stores zeros over NaN, padding untouched.

@@ -29,6 +29,7 @@
 #include "backends/cuda/host_pipeline.h"
 #include "core/log.h"
 #include "core/thread_pool.h"
+#include "dispatch/batch_rule.h"
 #include "kernels/batched.h"
 
 namespace myblas {
@@ -209,10 +210,10 @@ bool device_batch(const BatchProblem& p, bool use_kernels, std::string* why) {
     return e == cudaSuccess;
   };
   if (use_kernels && !gemv) {
-    // n = 32 only when our kernels are forced: there it measured 0.51-0.53x cuBLAS's strided call
-    // (S and H), at n = 16 1.58x (S) and 2.71x (H) (bench/results/h100-batched-2026-11-28.md).
+    // Each size where the table (dispatch/batch_rule.h) takes our kernel, with the rung it names.
     for (int64_t size : {16, 32}) {
-      if (size == 32 && backend_setting() != Backend::kernels) continue;
+      SquareKernel rung;
+      if (!batch_square_takes(t, size, backend_setting() == Backend::kernels, &rung)) continue;
       std::vector<BatchGroup> mine;
       std::vector<const void* const*> mine_lists;
       std::vector<size_t> index;
@@ -226,7 +227,7 @@ bool device_batch(const BatchProblem& p, bool use_kernels, std::string* why) {
       if (mine.empty()) continue;
       std::string msg;
       if (!launch("the batched square GEMM kernel",
-                  [&] { return batched_square_run(t, mine.data(), mine_lists.data(), int(mine.size()), s); }, &msg))
+                  [&] { return batched_square_run(t, mine.data(), mine_lists.data(), int(mine.size()), s, rung); }, &msg))
         return rest_on_cpu(msg);
       for (size_t gi : index) done[gi] = true;
       launched = true;

@@ -9,63 +9,20 @@
 // a few times the global traffic, so shared memory does not become the limit), then the block
 // writes its C tiles back through shared memory with 16-byte stores, reading C only when
 // beta != 0. Several groups of the same N share the launch (blocks are numbered group after group).
-#include <cuda_fp16.h>
-
-#include <cstdint>
-
-#include "kernels/batched.h"
+//
+// The first rung: a thread's loop loads one 16-byte chunk and stores it to shared memory before
+// it loads the next (a trip count that varies with the group's count, ended by a break), so each
+// thread has one load in flight at a time. gemm_square_staged.cu issues all of them first.
+#include "kernels/batched/square_common.cuh"
 
 namespace myblas {
+namespace square {
 
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int kMaxGroups = 8;  // groups of one size per launch (more launch again)
-
-struct SqGroup {
-  const void* a;
-  const void* b;
-  void* c;
-  const void* const* list;  // device copy of a[count], b[count], c[count]; nullptr when strided
-  long long sa, sb, sc;     // strides in elements
-  long long lda, ldb, ldc;
-  long long count;
-  long long first_block;  // the launch's first block for this group
-  float alpha, beta;
-  int ta, tb;             // 1: transposed
-  int vec_a, vec_b, vec_c;  // 16-byte accesses allowed
-};
-struct SqArgs {
-  SqGroup g[kMaxGroups];
-  int groups;
-};
-
-template <class T>
-__device__ __forceinline__ float to_f(T v) {
-  if constexpr (sizeof(T) == 2) return __half2float(v);
-  else return v;
-}
-template <class T>
-__device__ __forceinline__ T from_f(float v) {
-  if constexpr (sizeof(T) == 2) return __float2half_rn(v);
-  else return v;
-}
-
-template <class T>
-__device__ __forceinline__ const T* operand(const SqGroup& g, int which, long long item) {
-  if (g.list) return static_cast<const T*>(g.list[which * g.count + item]);
-  const long long stride = which == 0 ? g.sa : g.sb;
-  return static_cast<const T*>(which == 0 ? g.a : g.b) + item * stride;
-}
-template <class T>
-__device__ __forceinline__ T* output(const SqGroup& g, long long item) {
-  if (g.list) return static_cast<T*>(const_cast<void*>(g.list[2 * g.count + item]));
-  return static_cast<T*>(g.c) + item * g.sc;
-}
-
 // P products' stored A (which = 0) or B (1) into S[p][col][row], as stored (not transposed).
 template <class T, int N, int P>
-__device__ __forceinline__ void load_tiles(const SqGroup& g, int which, long long p0, float (*S)[N][N + 1]) {
+__device__ __forceinline__ void load_tiles(const Group& g, int which, long long p0, float (*S)[N][N + 1]) {
   constexpr int kVec = 16 / int(sizeof(T));  // elements per 16-byte load
   constexpr int kChunks = N * N / kVec;     // per matrix (a chunk stays within one column: N % kVec == 0)
   const bool vec = which == 0 ? g.vec_a : g.vec_b;
@@ -96,16 +53,14 @@ __device__ __forceinline__ void load_tiles(const SqGroup& g, int which, long lon
 // @tparam TM rows of C per thread, TN columns of C per thread
 // @tparam P  products per block: P * (N/TM) * (N/TN) == kThreads
 template <class T, int N, int TM, int TN, int P>
-__global__ void __launch_bounds__(kThreads) gemm_square_smem(const SqArgs args) {
+__global__ void __launch_bounds__(kThreads) gemm_square_smem(const Args args) {
   static_assert(N % TM == 0 && N % TN == 0, "the micro-tile must divide the product");
   static_assert(P * (N / TM) * (N / TN) == kThreads, "P products must occupy the block's threads exactly");
   static_assert(N % (16 / sizeof(T)) == 0, "a 16-byte chunk must stay within one column");
   __shared__ float As[P][N][N + 1];  // (P) products' A as stored: [col][row], padded against bank conflicts
   __shared__ float Bs[P][N][N + 1];  // (P) products' B as stored
 
-  int gi = 0;
-  while (gi + 1 < args.groups && (long long)blockIdx.x >= args.g[gi + 1].first_block) ++gi;
-  const SqGroup& g = args.g[gi];
+  const Group& g = block_group(args);
   const long long p0 = ((long long)blockIdx.x - g.first_block) * P;
 
   load_tiles<T, N, P>(g, 0, p0, As);
@@ -184,51 +139,19 @@ struct Shape<32> {
   static constexpr int TM = 4, TN = 4, P = 4;
 };
 
-bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
+}  // namespace
 
 template <class T, int N>
-cudaError_t launch(const BatchGroup* groups, const void* const* const* dev_lists, int count, cudaStream_t s) {
+cudaError_t run_smem(const BatchGroup* groups, const void* const* const* dev_lists, int count, cudaStream_t s) {
   using S = Shape<N>;
-  constexpr long long kVec = 16 / sizeof(T);
-  for (int first = 0; first < count; first += kMaxGroups) {
-    SqArgs args{};
-    long long blocks = 0;
-    args.groups = count - first < kMaxGroups ? count - first : kMaxGroups;
-    for (int i = 0; i < args.groups; ++i) {
-      const BatchGroup& bg = groups[first + i];
-      SqGroup& g = args.g[i];
-      g.list = dev_lists ? dev_lists[first + i] : nullptr;
-      g.a = bg.a, g.b = bg.b, g.c = bg.c;
-      g.sa = bg.stride_a, g.sb = bg.stride_b, g.sc = bg.stride_c;
-      g.lda = bg.lda, g.ldb = bg.ldb, g.ldc = bg.ldc;
-      g.count = bg.count;
-      g.first_block = blocks;
-      g.alpha = float(bg.alpha.re), g.beta = float(bg.beta.re);
-      g.ta = bg.ta != 'N', g.tb = bg.tb != 'N';
-      // 16-byte accesses need every column start 16-byte aligned: ld and strides multiples of a
-      // vector and every matrix's first element aligned (listed ones checked one by one).
-      auto ok = [&](int which, long long ld, long long stride) {
-        if (ld % kVec) return false;
-        if (!bg.listed()) return aligned16(which == 0 ? bg.a : which == 1 ? static_cast<const void*>(bg.b) : bg.c) &&
-                                 stride % kVec == 0;
-        for (long long j = 0; j < bg.count; ++j) {
-          const void* ptr = which == 0 ? bg.a_list[j] : which == 1 ? bg.b_list[j] : bg.c_list[j];
-          if (!aligned16(ptr)) return false;
-        }
-        return true;
-      };
-      g.vec_a = ok(0, bg.lda, bg.stride_a), g.vec_b = ok(1, bg.ldb, bg.stride_b), g.vec_c = ok(2, bg.ldc, bg.stride_c);
-      blocks += (bg.count + S::P - 1) / S::P;
-    }
-    if (blocks > 0x7fffffffLL) return cudaErrorInvalidValue;
-    gemm_square_smem<T, N, S::TM, S::TN, S::P><<<unsigned(blocks), kThreads, 0, s>>>(args);
-    const cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) return e;
-  }
-  return cudaSuccess;
+  return launch_groups<T, S::P>(gemm_square_smem<T, N, S::TM, S::TN, S::P>, groups, dev_lists, count, s);
 }
+template cudaError_t run_smem<float, 16>(const BatchGroup*, const void* const* const*, int, cudaStream_t);
+template cudaError_t run_smem<float, 32>(const BatchGroup*, const void* const* const*, int, cudaStream_t);
+template cudaError_t run_smem<__half, 16>(const BatchGroup*, const void* const* const*, int, cudaStream_t);
+template cudaError_t run_smem<__half, 32>(const BatchGroup*, const void* const* const*, int, cudaStream_t);
 
-}  // namespace
+}  // namespace square
 
 const char* batched_square_can_implement(Dtype type, const BatchGroup& g) {
   if (type != Dtype::s && type != Dtype::h) return "only FP32 and binary16 products";
@@ -240,15 +163,19 @@ const char* batched_square_can_implement(Dtype type, const BatchGroup& g) {
 }
 
 cudaError_t batched_square_run(Dtype type, const BatchGroup* groups, const void* const* const* dev_lists,
-                               int group_count, cudaStream_t s) {
+                               int group_count, cudaStream_t s, SquareKernel kernel) {
   if (group_count <= 0) return cudaSuccess;
   const int64_t n = groups[0].n;
   for (int i = 1; i < group_count; ++i)
     if (groups[i].n != n) return cudaErrorInvalidValue;
-  if (type == Dtype::s) return n == 16 ? launch<float, 16>(groups, dev_lists, group_count, s)
-                                       : launch<float, 32>(groups, dev_lists, group_count, s);
-  return n == 16 ? launch<__half, 16>(groups, dev_lists, group_count, s)
-                 : launch<__half, 32>(groups, dev_lists, group_count, s);
+  using namespace square;
+  const bool staged = kernel == SquareKernel::staged;
+  if (type == Dtype::s) {
+    if (n == 16) return (staged ? run_staged<float, 16> : run_smem<float, 16>)(groups, dev_lists, group_count, s);
+    return (staged ? run_staged<float, 32> : run_smem<float, 32>)(groups, dev_lists, group_count, s);
+  }
+  if (n == 16) return (staged ? run_staged<__half, 16> : run_smem<__half, 16>)(groups, dev_lists, group_count, s);
+  return (staged ? run_staged<__half, 32> : run_smem<__half, 32>)(groups, dev_lists, group_count, s);
 }
 
 }  // namespace myblas

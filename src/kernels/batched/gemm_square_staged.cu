@@ -1,0 +1,228 @@
+// gemm_square_staged: many small square products (m = n = k = N, N = 16 or 32) in one launch, for
+// FP32 and binary16 storage (FP32 accumulation, one rounding of the result); the rung after
+// gemm_square_smem.cu, with the same blocks (256 threads, P products of one group), micro-tiles
+// and 16-byte global accesses.
+//
+// What changed and why: at these sizes the batch runs at the speed of memory only if each SM
+// keeps enough bytes in flight to cover the memory latency (Little's law: tens of kilobytes per
+// SM). gemm_square_smem's threads load one 16-byte chunk and store it to shared memory before
+// loading the next, one load in flight each. Here every thread first computes the addresses of
+// all its chunks of A and B (a fixed count, P N^2 / (256 * elements per 16 bytes): 1 to 4 per
+// operand, unrolled, predicated on the group's count; the pointer-array loads come first, all of
+// them), issues every load into registers, and only then stores them to shared memory: a block
+// has all of its P products' A and B in flight at once. With beta != 0 C's loads are issued into
+// the same registers right after that store, so they travel while the block multiplies.
+//
+// The operands go to shared memory laid out for the product's inner loop: A as op(A) by rows of
+// k (As[kk][i], rows padded to N + 4 floats so that a thread's TM = 4 values of a are one 16-byte
+// read), B as op(B) by columns (Bs[j][kk], padded to N + 1, conflict-free for the TN single reads
+// of b): 1 + TN shared-memory reads per k step instead of TM + TN. The transposes are applied by
+// the store to shared memory (one store per element), not by the reads (N / TN reads per element).
+// C goes back through shared memory as in gemm_square_smem, with 16-byte reads and stores.
+#include "kernels/batched/square_common.cuh"
+
+namespace myblas {
+namespace square {
+
+namespace {
+
+template <class T>
+union Chunk {
+  uint4 u;
+  T t[16 / sizeof(T)];
+};
+
+// This thread's chunks of one operand of the block's P products: chunk u is q = threadIdx.x +
+// u * kThreads, product q / kChunks, and within it kVec elements down one stored column.
+template <class T, int N, int P>
+struct Chunks {
+  static constexpr int kVec = 16 / int(sizeof(T));           // elements per 16-byte access
+  static constexpr int kChunks = N * N / kVec;               // per matrix (one column each: N % kVec == 0)
+  static constexpr int kLoads = P * kChunks / kThreads;      // per thread and operand
+  static_assert(P * kChunks % kThreads == 0, "the block's chunks must divide among its threads");
+  __device__ static int product(int u) { return (int(threadIdx.x) + u * kThreads) / kChunks; }
+  __device__ static int row(int u) { return ((int(threadIdx.x) + u * kThreads) % kChunks) * kVec % N; }
+  __device__ static int col(int u) { return ((int(threadIdx.x) + u * kThreads) % kChunks) * kVec / N; }
+};
+
+// Where chunk u of operand `which` (0: A, 1: B, 2: C) starts; nullptr past the group's count.
+template <class T, int N, int P>
+__device__ __forceinline__ void chunk_addresses(const Group& g, int which, long long p0,
+                                                const T* (&src)[Chunks<T, N, P>::kLoads]) {
+  using L = Chunks<T, N, P>;
+  const long long ld = which == 0 ? g.lda : which == 1 ? g.ldb : g.ldc;
+#pragma unroll
+  for (int u = 0; u < L::kLoads; ++u) {
+    const long long item = p0 + L::product(u);
+    const T* base = nullptr;
+    if (item < g.count) base = which == 2 ? output<T>(g, item) : operand<T>(g, which, item);
+    src[u] = base ? base + L::col(u) * ld + L::row(u) : nullptr;
+  }
+}
+
+// Issues every chunk's load before any is used.
+template <class T, int K, bool kReadOnly>
+__device__ __forceinline__ void load_chunks(const T* const (&src)[K], bool vec, uint4 (&r)[K]) {
+  if (vec) {
+#pragma unroll
+    for (int u = 0; u < K; ++u)
+      if (src[u]) r[u] = kReadOnly ? __ldg(reinterpret_cast<const uint4*>(src[u])) : *reinterpret_cast<const uint4*>(src[u]);
+  } else {
+#pragma unroll
+    for (int u = 0; u < K; ++u)
+      if (src[u]) {
+        Chunk<T> v;
+#pragma unroll
+        for (int e = 0; e < 16 / int(sizeof(T)); ++e) v.t[e] = src[u][e];
+        r[u] = v.u;
+      }
+  }
+}
+
+// Blocks an SM holds at once, by the registers allowed a thread (65536 per SM): FP32 at N = 16
+// fits 40 registers (6 blocks; 32 spills), binary16 32 (8 blocks); at N = 32 64 (4 blocks; the
+// unbounded allocation, 74 registers for FP32, fits 3).
+template <class T, int N>
+constexpr int kMinBlocks = N == 16 ? (sizeof(T) == 2 ? 8 : 6) : 4;
+
+// @tparam N  the product's size (m = n = k)
+// @tparam TM rows of C per thread (4: one 16-byte shared-memory read of a), TN columns of C per thread
+// @tparam P  products per block: P * (N/TM) * (N/TN) == kThreads
+template <class T, int N, int TM, int TN, int P>
+__global__ void __launch_bounds__(kThreads, kMinBlocks<T, N>) gemm_square_staged(const Args args) {
+  using L = Chunks<T, N, P>;
+  static_assert(TM == 4, "a thread's rows of A are one 16-byte shared-memory read");
+  static_assert(N % TM == 0 && N % TN == 0, "the micro-tile must divide the product");
+  static_assert(P * (N / TM) * (N / TN) == kThreads, "P products must occupy the block's threads exactly");
+  static_assert(N % L::kVec == 0, "a 16-byte chunk must stay within one column");
+  __shared__ __align__(16) float As[P][N][N + 4];  // (P) products' op(A) by rows of k: As[kk][i]; then alpha op(A) op(B) as [j][i]
+  __shared__ float Bs[P][N][N + 1];                 // (P) products' op(B) by columns: Bs[j][kk]
+
+  const Group& g = block_group(args);
+  const long long p0 = ((long long)blockIdx.x - g.first_block) * P;
+
+  // Every load of A and B in flight before the first store to shared memory.
+  const T* sa[L::kLoads];
+  const T* sb[L::kLoads];
+  chunk_addresses<T, N, P>(g, 0, p0, sa);
+  chunk_addresses<T, N, P>(g, 1, p0, sb);
+  uint4 ra[L::kLoads], rb[L::kLoads];  // (kLoads) 16-byte chunks of A, of B
+  load_chunks<T, L::kLoads, true>(sa, g.vec_a, ra);
+  load_chunks<T, L::kLoads, true>(sb, g.vec_b, rb);
+
+  const bool ta = g.ta, tb = g.tb;
+#pragma unroll
+  for (int u = 0; u < L::kLoads; ++u) {
+    if (!sa[u]) continue;
+    const int p = L::product(u), r0 = L::row(u), c = L::col(u);
+    Chunk<T> v;
+    v.u = ra[u];
+    if (!ta) {  // op(A)(r0 + e, c): along a row of As
+#pragma unroll
+      for (int e = 0; e < L::kVec; e += 4)
+        *reinterpret_cast<float4*>(&As[p][c][r0 + e]) =
+            make_float4(to_f(v.t[e]), to_f(v.t[e + 1]), to_f(v.t[e + 2]), to_f(v.t[e + 3]));
+    } else {  // op(A)(c, r0 + e)
+#pragma unroll
+      for (int e = 0; e < L::kVec; ++e) As[p][r0 + e][c] = to_f(v.t[e]);
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < L::kLoads; ++u) {
+    if (!sb[u]) continue;
+    const int p = L::product(u), r0 = L::row(u), c = L::col(u);
+    Chunk<T> v;
+    v.u = rb[u];
+#pragma unroll
+    for (int e = 0; e < L::kVec; ++e) {
+      if (!tb) Bs[p][c][r0 + e] = to_f(v.t[e]);  // op(B)(r0 + e, c)
+      else Bs[p][r0 + e][c] = to_f(v.t[e]);      // op(B)(c, r0 + e)
+    }
+  }
+  // C's loads (beta != 0) travel while the block multiplies; ra is free again.
+  const T* sc[L::kLoads];
+  chunk_addresses<T, N, P>(g, 2, p0, sc);
+  const bool read_c = g.beta != 0.f;
+  if (read_c) load_chunks<T, L::kLoads, false>(sc, g.vec_c, ra);
+  __syncthreads();
+
+  constexpr int kPerProduct = (N / TM) * (N / TN);
+  const int p = threadIdx.x / kPerProduct, t = threadIdx.x % kPerProduct;
+  const int i0 = (t % (N / TM)) * TM, j0 = (t / (N / TM)) * TN;
+  float acc[TM][TN] = {};  // (TM x TN) block of this thread's C
+#pragma unroll 8
+  for (int kk = 0; kk < N; ++kk) {
+    const float4 a4 = *reinterpret_cast<const float4*>(&As[p][kk][i0]);
+    const float a[TM] = {a4.x, a4.y, a4.z, a4.w};  // (TM) rows i0.. of op(A)'s column kk
+    float b[TN];                                   // (TN) columns j0.. of op(B)'s row kk
+#pragma unroll
+    for (int r = 0; r < TN; ++r) b[r] = Bs[p][j0 + r][kk];
+#pragma unroll
+    for (int q = 0; q < TM; ++q)
+#pragma unroll
+      for (int r = 0; r < TN; ++r) acc[q][r] = fmaf(a[q], b[r], acc[q][r]);
+  }
+  __syncthreads();  // every product's A has been read: As now holds alpha op(A) op(B) as [j][i]
+#pragma unroll
+  for (int r = 0; r < TN; ++r)
+    *reinterpret_cast<float4*>(&As[p][j0 + r][i0]) =
+        make_float4(g.alpha * acc[0][r], g.alpha * acc[1][r], g.alpha * acc[2][r], g.alpha * acc[3][r]);
+  __syncthreads();
+
+#pragma unroll
+  for (int u = 0; u < L::kLoads; ++u) {
+    if (!sc[u]) continue;
+    const int pp = L::product(u), r0 = L::row(u), c = L::col(u);
+    float v[L::kVec];  // (kVec) rows r0.. of column c of alpha op(A) op(B)
+#pragma unroll
+    for (int e = 0; e < L::kVec; e += 4) {
+      const float4 x = *reinterpret_cast<const float4*>(&As[pp][c][r0 + e]);
+      v[e] = x.x, v[e + 1] = x.y, v[e + 2] = x.z, v[e + 3] = x.w;
+    }
+    Chunk<T> out;
+    if (read_c) {
+      Chunk<T> old;
+      old.u = ra[u];
+#pragma unroll
+      for (int e = 0; e < L::kVec; ++e) out.t[e] = from_f<T>(fmaf(g.beta, to_f(old.t[e]), v[e]));
+    } else {
+#pragma unroll
+      for (int e = 0; e < L::kVec; ++e) out.t[e] = from_f<T>(v[e]);
+    }
+    T* dst = const_cast<T*>(sc[u]);
+    if (g.vec_c) {
+      *reinterpret_cast<uint4*>(dst) = out.u;
+    } else {
+#pragma unroll
+      for (int e = 0; e < L::kVec; ++e) dst[e] = out.t[e];
+    }
+  }
+}
+
+// The micro-tiles, as gemm_square_smem's: N = 16: 4 x 2 per thread, 32 threads a product,
+// 8 products a block; N = 32: 4 x 4, 64 threads a product, 4 products a block.
+template <int N>
+struct Shape;
+template <>
+struct Shape<16> {
+  static constexpr int TM = 4, TN = 2, P = 8;
+};
+template <>
+struct Shape<32> {
+  static constexpr int TM = 4, TN = 4, P = 4;
+};
+
+}  // namespace
+
+template <class T, int N>
+cudaError_t run_staged(const BatchGroup* groups, const void* const* const* dev_lists, int count, cudaStream_t s) {
+  using S = Shape<N>;
+  return launch_groups<T, S::P>(gemm_square_staged<T, N, S::TM, S::TN, S::P>, groups, dev_lists, count, s);
+}
+template cudaError_t run_staged<float, 16>(const BatchGroup*, const void* const* const*, int, cudaStream_t);
+template cudaError_t run_staged<float, 32>(const BatchGroup*, const void* const* const*, int, cudaStream_t);
+template cudaError_t run_staged<__half, 16>(const BatchGroup*, const void* const* const*, int, cudaStream_t);
+template cudaError_t run_staged<__half, 32>(const BatchGroup*, const void* const* const*, int, cudaStream_t);
+
+}  // namespace square
+}  // namespace myblas
