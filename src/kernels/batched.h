@@ -4,9 +4,12 @@
 //    product is a few kilobytes read and written with 2n^3 flops, so the batch is bound by memory
 //    traffic (cuBLAS's strided-batched SGEMM reaches under 40% of the read limit at n = 16): each
 //    block stages several products' A and B in shared memory with 16-byte loads, computes them
-//    from there, and writes C once. Two rungs: gemm_square_smem (a load, then its shared-memory
-//    store, one after the other) and gemm_square_staged (every load of a block issued before the
-//    first store, C's loads behind the product, operands laid out for vector shared-memory reads).
+//    from there, and writes C once. Rungs: gemm_square_smem (a load, then its shared-memory
+//    store, one after the other), gemm_square_staged (every load of a block issued before the
+//    first store, C's loads behind the product, operands laid out for vector shared-memory reads)
+//    and, binary16 only, hgemm_square_mma (the staged loads, the product on the tensor cores:
+//    mma.sync, FP32 accumulation; FP32 products asked of it run gemm_square_staged, since TF32
+//    would not give FP32 SGEMM's results).
 //  - scale_batch: C_i := beta C_i for the groups with alpha == 0 or k == 0 (A and B never read;
 //    beta == 0 stores zeros unread), one launch per group.
 #pragma once
@@ -22,7 +25,7 @@ namespace myblas {
 const char* batched_square_can_implement(Dtype type, const BatchGroup& g);
 
 inline const char* square_kernel_name(SquareKernel k) {
-  return k == SquareKernel::smem ? "gemm_square_smem" : "gemm_square_staged";
+  return k == SquareKernel::smem ? "gemm_square_smem" : k == SquareKernel::staged ? "gemm_square_staged" : "hgemm_square_mma";
 }
 
 // Runs the groups (each one batched_square_can_implement accepted, all of the same size n) in

@@ -1,5 +1,5 @@
-// The batched square kernel's rungs (src/kernels/batched/gemm_square_smem.cu, gemm_square_staged.cu)
-// called directly: their refusals (on the CPU, in CI), and on a GPU, each rung against a loop of
+// The batched square kernel's rungs (src/kernels/batched/gemm_square_smem.cu, gemm_square_staged.cu,
+// hgemm_square_mma.cu for H) called directly: their refusals (on the CPU, in CI), and on a GPU, each rung against a loop of
 // products in double: nine groups of one size (two launches: eight groups a launch), strided and
 // listed groups together, counts that leave the last block partly empty (1 up to several blocks,
 // off multiples of the products per block), leading dimensions and strides that rule out 16-byte
@@ -173,7 +173,7 @@ TEST(BatchedSquare, DeviceFp16) {
   std::string why;
   if (!kernel_test::have_gpu(&why)) GTEST_SKIP() << why;
   std::mt19937_64 rng(mbtest::test_seed());
-  for (myblas::SquareKernel k : {myblas::SquareKernel::smem, myblas::SquareKernel::staged}) {
+  for (myblas::SquareKernel k : {myblas::SquareKernel::smem, myblas::SquareKernel::staged, myblas::SquareKernel::mma}) {
     run_case<__half>(16, k, rng);
     run_case<__half>(32, k, rng);
   }

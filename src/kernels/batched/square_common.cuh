@@ -1,4 +1,4 @@
-// What the batched square kernels (gemm_square_smem.cu, gemm_square_staged.cu) share: the launch's
+// What the batched square kernels (gemm_square_smem.cu, gemm_square_staged.cu, hgemm_square_mma.cu) share: the launch's
 // description of its groups, element conversions, where product i's operands are, and the
 // packing of up to kMaxGroups groups of one size into one launch.
 #pragma once
@@ -115,11 +115,13 @@ cudaError_t launch_groups(Kernel kernel, const BatchGroup* groups, const void* c
   return cudaSuccess;
 }
 
-// The two rungs, for FP32 (float) and binary16 (__half), N = 16 or 32.
+// The rungs, for FP32 (float) and binary16 (__half), N = 16 or 32; the tensor-core one binary16 only.
 template <class T, int N>
 cudaError_t run_smem(const BatchGroup* groups, const void* const* const* dev_lists, int count, cudaStream_t s);
 template <class T, int N>
 cudaError_t run_staged(const BatchGroup* groups, const void* const* const* dev_lists, int count, cudaStream_t s);
+template <int N>
+cudaError_t run_mma_h(const BatchGroup* groups, const void* const* const* dev_lists, int count, cudaStream_t s);
 
 }  // namespace square
 }  // namespace myblas
