@@ -14,7 +14,7 @@
 #   bash .gpu/run.sh bash -c 'export LD_LIBRARY_PATH=$PWD/.dev-batch2:$LD_LIBRARY_PATH;
 #                             bash bench/run_batched_small.sh .dev-batch2 $OUT'
 #
-# Steps (each with its own time limit; none starts after 200 s):
+# Steps (each with its own time limit; none starts after 165 s, so all end by 235 s):
 #   test_kernels.txt        test_batched_kernels: both rungs called directly, S and H, n = 16, 32
 #   test_iface_<b>.txt      test_interface_batch's Device cases under MYBLAS_BACKEND=kernels, auto
 #   device_auto.{txt,csv}   bench_batched --device, S, H, C, Z at n = 16, 32, 64: the copy floor,
@@ -39,22 +39,22 @@ cat "$r/device.txt" > "$sum"
 step() {  # step <limit s> <output file> <label> <command...>
   local limit=$1 file=$2 label=$3
   shift 3
-  if (( SECONDS > 200 )); then echo "$label: skipped (time)" >> "$sum"; return; fi
+  if (( SECONDS > 165 )); then echo "$label: skipped (time)" >> "$sum"; return; fi
   local t0=$SECONDS
   timeout "$limit" "$@" > "$file" 2>&1
   echo "$label: exit $? in $((SECONDS - t0)) s ($(grep -c '^\[       OK' "$file") ok, $(grep -c '^\[  FAILED' "$file") failed," \
     "$(grep -c '^\[  SKIPPED' "$file") skipped lines)" >> "$sum"
 }
-step 40 "$r/test_kernels.txt" "test_batched_kernels" "$dir/test_batched_kernels"
+step 30 "$r/test_kernels.txt" "test_batched_kernels" "$dir/test_batched_kernels"
 for b in kernels auto; do
-  step 45 "$r/test_iface_$b.txt" "test_interface_batch *Device* MYBLAS_BACKEND=$b" \
+  step 40 "$r/test_iface_$b.txt" "test_interface_batch *Device* MYBLAS_BACKEND=$b" \
     env MYBLAS_BACKEND=$b "$dir/test_interface_batch" --gtest_filter='*Device*'
 done
-step 75 "$r/device_auto.txt" "bench_batched --device auto s,h,c,z" env MYBLAS_BACKEND=auto "$dir/bench_batched" \
+step 70 "$r/device_auto.txt" "bench_batched --device auto s,h,c,z" env MYBLAS_BACKEND=auto "$dir/bench_batched" \
   --device --types s,h,c,z --sizes 16,32,64 --csv "$r/device_auto.csv"
-step 40 "$r/device_kernels.txt" "bench_batched --device kernels s,h" env MYBLAS_BACKEND=kernels "$dir/bench_batched" \
+step 35 "$r/device_kernels.txt" "bench_batched --device kernels s,h" env MYBLAS_BACKEND=kernels "$dir/bench_batched" \
   --device --types s,h --sizes 16,32 --csv "$r/device_kernels.csv"
-step 40 "$r/device_cublas.txt" "bench_batched --device cublas s,h" env MYBLAS_BACKEND=cublas "$dir/bench_batched" \
+step 35 "$r/device_cublas.txt" "bench_batched --device cublas s,h" env MYBLAS_BACKEND=cublas "$dir/bench_batched" \
   --device --types s,h --sizes 16,32,64 --csv "$r/device_cublas.csv"
 
 grep -h "FAILED\|VERIFY" "$r"/test_*.txt "$r"/device_*.txt | head -40 >> "$sum"
