@@ -23,6 +23,12 @@ def read(paths):
 def tables(rows):
     out = []
     dev = [r for r in rows if r["kind"] == "device"]
+    floors = [r for r in rows if r["kind"] == "floor"]
+    if floors:
+        out.append("## Device-to-device copy (cudaMemcpy, bytes read + written): the memory floor\n")
+        for r in floors:
+            out.append("- %s run: %.0f GB/s (%.1f us)" % (r["backend"], float(r["gbps"]), float(r["us"])))
+        out.append("")
     if dev:
         out.append("## Device operands: square n, beta = 0, batch ~256 MB per operand\n")
         out.append("| backend | type | n | count | path | us | GB/s (floor bytes) | TFLOP/s | x cuBLAS | "

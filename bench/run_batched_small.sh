@@ -13,6 +13,8 @@
 # Run on the device (carry [".gpu", ".dev-batch2"]):
 #   bash .gpu/run.sh bash -c 'export LD_LIBRARY_PATH=$PWD/.dev-batch2:$LD_LIBRARY_PATH;
 #                             bash bench/run_batched_small.sh .dev-batch2 $OUT'
+# Afterwards, here: tar -xzf <files_at>/results.tar.gz -C /tmp && /usr/bin/python3 bench/plot_batched.py \
+#   bench/results/h200-batched-small-<date> /tmp/r/device_*.csv   (the .md table, with the copy floor)
 #
 # Steps (each with its own time limit; none starts after 165 s, so all end by 235 s):
 #   test_kernels.txt        test_batched_kernels: both rungs called directly, S and H, n = 16, 32
