@@ -25,7 +25,8 @@
 //    mode as configured (MYBLAS_SGEMM_TF32X3_KERNEL), the split alone, and per variant its product
 //    alone and the whole mode (split, statistics read back, product: the library's steps), each
 //    variant's result first checked against cuBLAS FP32; where tf32x3_splitk_choose splits k
-//    (1024^3, 2048^3), each variant with split-K too. --kernels=a,b: only these variants.
+//    (1024^3, 2048^3), each variant with split-K too; each also with the statistics checked by
+//    the product on the device (MYBLAS_SGEMM_TF32X3_STATS=overlap). --kernels=a,b: only these.
 // Output: CSVs (accuracy.csv, speed.csv, special.csv, host.csv; --variants: variants.csv instead
 // of speed.csv and host.csv) in the directory given by --out=DIR (default .), a summary on stdout.
 // --quick: fewer shapes.
@@ -194,9 +195,11 @@ void composed(char ta, char tb, int m, int n, int k, float alpha, const float* a
 // Returns false (nothing written to C) where the statistics refuse the split.
 // splits > 1: split-K, its slices in scratch after the split operands (splitk_offset floats in).
 int64_t splitk_offset(int m, int n, int k) { return (64 + myblas::tf32x3_ld(k) * (m + n) + 63) / 64 * 64; }
+// overlap: as MYBLAS_SGEMM_TF32X3_STATS=overlap, the product queued before the statistics are read
+// (it checks them itself), the host waiting for their copy only.
 bool mode_variant(myblas::Tf32x3Kernel kernel, char ta, char tb, int m, int n, int k, float alpha, const float* a,
                   int lda, const float* b, int ldb, float beta, float* c, int ldc, float* scratch,
-                  myblas::Tf32x3Stats* stats, int splits = 1) {
+                  myblas::Tf32x3Stats* stats, int splits = 1, bool overlap = false) {
   const int64_t ld3 = myblas::tf32x3_ld(k);
   myblas::Tf32x3Operand oa, ob;
   oa.src = a; oa.ld = lda; oa.rows = ta == 'N' ? m : k; oa.cols = ta == 'N' ? k : m; oa.k_in_cols = ta == 'N';
@@ -207,6 +210,18 @@ bool mode_variant(myblas::Tf32x3Kernel kernel, char ta, char tb, int m, int n, i
   CK(cudaMemsetAsync(st, 0, sizeof *st, nullptr));
   CK(myblas::tf32x3_split(oa, ob, st, nullptr));
   CK(cudaMemcpyAsync(stats, st, sizeof *st, cudaMemcpyDeviceToHost, nullptr));
+  if (overlap) {
+    static cudaEvent_t landed = [] {
+      cudaEvent_t e;
+      CK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+      return e;
+    }();
+    CK(cudaEventRecord(landed, nullptr));
+    CK(myblas::tf32x3_wgmma_product(m, n, 3 * k, alpha, oa.dst, ob.dst, ld3, beta, c, ldc, nullptr, kernel, splits,
+                                    scratch + splitk_offset(m, n, k), st));
+    CK(cudaEventSynchronize(landed));
+    return !myblas::tf32x3_refuse(*stats, k);
+  }
   CK(cudaStreamSynchronize(nullptr));
   if (myblas::tf32x3_refuse(*stats, k)) return false;
   CK(myblas::tf32x3_wgmma_product(m, n, 3 * k, alpha, oa.dst, ob.dst, ld3, beta, c, ldc, nullptr, kernel, splits,
@@ -555,7 +570,13 @@ void speed_variants(FILE* csv) {
         fill_value<<<1024, 256>>>(C(0), h0.size(), NAN);
         mode_variant(kv, s.ta, s.tb, s.m, s.n, s.k, 1.f, A(0), ar, B(0), br, 0.f, C(0), s.m, S(0), hstats, splits);
         check((std::string(myblas::tf32x3_kernel_name(kv)) + " split-K").c_str());
+        fill_value<<<1024, 256>>>(C(0), h0.size(), NAN);
+        mode_variant(kv, s.ta, s.tb, s.m, s.n, s.k, 1.f, A(0), ar, B(0), br, 0.f, C(0), s.m, S(0), hstats, splits, true);
+        check((std::string(myblas::tf32x3_kernel_name(kv)) + " split-K, statistics overlapped").c_str());
       }
+      fill_value<<<1024, 256>>>(C(0), h0.size(), NAN);
+      mode_variant(kv, s.ta, s.tb, s.m, s.n, s.k, 1.f, A(0), ar, B(0), br, 0.f, C(0), s.m, S(0), hstats, 1, true);
+      check((std::string(myblas::tf32x3_kernel_name(kv)) + ", statistics overlapped").c_str());
     }
     fill_value<<<1024, 256>>>(C(0), h0.size(), NAN);
     myblas_set_sgemm_precision(MYBLAS_SGEMM_TF32X3_ALL);
@@ -591,7 +612,7 @@ void speed_variants(FILE* csv) {
           CK(myblas::tf32x3_split(oa, ob, st, nullptr));
         },
         nsets, reps);
-    double t_prod[kV], t_mode[kV], t_prod_sk[kV] = {}, t_mode_sk[kV] = {};
+    double t_prod[kV], t_mode[kV], t_prod_sk[kV] = {}, t_mode_sk[kV] = {}, t_mode_ov[kV], t_mode_sk_ov[kV] = {};
     for (const auto kv : g_kernels) {
       const int v = int(kv);
       t_prod[v] = bench::time_calls(
@@ -605,7 +626,18 @@ void speed_variants(FILE* csv) {
             mode_variant(kv, s.ta, s.tb, s.m, s.n, s.k, 1.f, A(i), ar, B(i), br, 0.f, C(i), s.m, S(i), hstats);
           },
           nsets, reps);
+      t_mode_ov[v] = bench::time_calls(
+          [&](int i) {
+            mode_variant(kv, s.ta, s.tb, s.m, s.n, s.k, 1.f, A(i), ar, B(i), br, 0.f, C(i), s.m, S(i), hstats, 1, true);
+          },
+          nsets, reps);
       if (splits > 1) {
+        t_mode_sk_ov[v] = bench::time_calls(
+            [&](int i) {
+              mode_variant(kv, s.ta, s.tb, s.m, s.n, s.k, 1.f, A(i), ar, B(i), br, 0.f, C(i), s.m, S(i), hstats,
+                           splits, true);
+            },
+            nsets, reps);
         t_prod_sk[v] = bench::time_calls(
             [&](int i) {
               CK(myblas::tf32x3_wgmma_product(s.m, s.n, 3 * s.k, 1.f, A3(i), B3(i), ld3, 0.f, C(i % nsets), s.m,
@@ -635,15 +667,18 @@ void speed_variants(FILE* csv) {
       const std::string name = myblas::tf32x3_kernel_name(kv);
       row("product_" + name, t_prod[v], fl3);
       row("mode_" + name, t_mode[v], fl);
-      std::printf("   %-12s product %8.1f us (%5.1f TF/s, %.2f of cuBLAS TF32) | mode %8.1f us %5.2fx cublasSgemm\n",
-                  name.c_str(), t_prod[v], fl3 / t_prod[v] / 1e6, t_tf32_3k / t_prod[v], t_mode[v], t_fp32 / t_mode[v]);
+      row("mode_" + name + "_overlap", t_mode_ov[v], fl);
+      std::printf("   %-12s product %8.1f us (%5.1f TF/s, %.2f of cuBLAS TF32) | mode %8.1f us %5.2fx | stats overlapped %8.1f us %5.2fx cublasSgemm\n",
+                  name.c_str(), t_prod[v], fl3 / t_prod[v] / 1e6, t_tf32_3k / t_prod[v], t_mode[v], t_fp32 / t_mode[v],
+                  t_mode_ov[v], t_fp32 / t_mode_ov[v]);
       if (splits > 1) {
         const std::string sk = name + "_splitk" + std::to_string(splits);
         row("product_" + sk, t_prod_sk[v], fl3);
         row("mode_" + sk, t_mode_sk[v], fl);
-        std::printf("   %-12s product %8.1f us (%5.1f TF/s, %.2f of cuBLAS TF32) | mode %8.1f us %5.2fx cublasSgemm  (split-K %d)\n",
+        row("mode_" + sk + "_overlap", t_mode_sk_ov[v], fl);
+        std::printf("   %-12s product %8.1f us (%5.1f TF/s, %.2f of cuBLAS TF32) | mode %8.1f us %5.2fx | stats overlapped %8.1f us %5.2fx cublasSgemm  (split-K %d)\n",
                     "", t_prod_sk[v], fl3 / t_prod_sk[v] / 1e6, t_tf32_3k / t_prod_sk[v], t_mode_sk[v],
-                    t_fp32 / t_mode_sk[v], splits);
+                    t_fp32 / t_mode_sk[v], t_mode_sk_ov[v], t_fp32 / t_mode_sk_ov[v], splits);
       }
     }
     std::fflush(stdout);

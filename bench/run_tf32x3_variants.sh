@@ -9,10 +9,11 @@
 # 2. per variant: its product called directly against FP64 (odd sizes, edge tiles, a grid that
 #    walks two tiles), then, if that passed, the mode's device and accuracy tests under it
 #    (MYBLAS_SGEMM_TF32X3_KERNEL);
-#    The mode's tests once more with split-K on (MYBLAS_SGEMM_TF32X3_SPLITK=auto);
+#    The mode's tests once more with split-K on (MYBLAS_SGEMM_TF32X3_SPLITK=auto), with and
+#    without the statistics checked on the device (MYBLAS_SGEMM_TF32X3_STATS=overlap);
 # 3. bench_sgemm_tf32x3 --variants over the variants that passed 2: special values, the accuracy
 #    table with each variant, speed at 1024^3-8192^3 NN and 4096^3 TN/NT/TT beside cublasSgemm
-#    and cuBLAS TF32, with split-K where it applies (1024^3, 2048^3).
+#    and cuBLAS TF32, with split-K where it applies (1024^3, 2048^3) and the statistics overlapped.
 # Writes OUT_DIR/tf32x3-variants.txt (summary, also printed) and OUT_DIR/tf32x3-variants.tar.gz
 # (every log and CSV).
 set -uo pipefail
@@ -56,15 +57,19 @@ for v in p32 p32-ordered p32-halves p64 p64-ordered p64-halves; do
   grep -E "^  (uniform|spread|cancel) |^\[  FAILED  \] [A-Za-z]" "$log" | sed "s/^/    /" >> "$summary"
 done
 
-# Split-K through the library (MYBLAS_SGEMM_TF32X3_SPLITK=auto; the suite's 300 x 257 x 1031 and
-# accuracy shapes split k), with the default variant.
-log=$work/test-splitk.txt
-MYBLAS_SGEMM_TF32X3_SPLITK=auto MYBLAS_VERBOSE=1 timeout 60 "$bin/test_sgemm_tf32x3" \
-    --gtest_filter=SgemmTf32x3Mode.DevicePointers*:SgemmTf32x3Mode.Accuracy* > "$log" 2>&1
-rc=$?
-[ $rc -eq 0 ] || status=1
-echo "split-K auto, mode tests: rc $rc $(verdict "$log"); calls that split k: $(grep -c 'split-K' "$log") [$(elapsed)]" >> "$summary"
-grep -E "^  (uniform|spread|cancel) |^\[  FAILED  \] [A-Za-z]" "$log" | sed "s/^/    /" >> "$summary"
+# Split-K through the library (MYBLAS_SGEMM_TF32X3_SPLITK=auto: the suite's 300 x 257 x 1031,
+# 127 x 129 x 1031 and accuracy shapes split k), with the default variant; then also with the
+# statistics checked by the product on the device (MYBLAS_SGEMM_TF32X3_STATS=overlap), special
+# values included (a refused call must leave C to the FP32 path).
+for stats in wait overlap; do
+  log=$work/test-splitk-$stats.txt
+  MYBLAS_SGEMM_TF32X3_SPLITK=auto MYBLAS_SGEMM_TF32X3_STATS=$stats MYBLAS_VERBOSE=1 timeout 60 "$bin/test_sgemm_tf32x3" \
+      --gtest_filter=SgemmTf32x3Mode.DevicePointers*:SgemmTf32x3Mode.Accuracy*:SgemmTf32x3Mode.Special* > "$log" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] || status=1
+  echo "split-K auto, statistics $stats, mode tests: rc $rc $(verdict "$log"); calls that split k: $(grep -c 'split-K' "$log"), checked on the device: $(grep -c 'checked on the device' "$log") [$(elapsed)]" >> "$summary"
+  grep -E "^  (uniform|spread|cancel) |^\[  FAILED  \] [A-Za-z]" "$log" | sed "s/^/    /" >> "$summary"
+done
 
 passed=${passed#,}
 if [ -n "$passed" ]; then

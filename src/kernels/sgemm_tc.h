@@ -104,8 +104,12 @@ Tf32x3Kernel tf32x3_kernel_from_env(std::string* unknown);
 int tf32x3_splitk_choose(int m, int n, int k3, int sms);
 size_t tf32x3_splitk_work_floats(int m, int n, int splits);
 
+// device_stats (optional): the split's statistics in device memory, checked by the product itself
+// with tf32x3_refuse's rule before it touches C (a refused call writes nothing), so that the
+// product can be queued before the host has read them (k3 must then be 3k).
 cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float* a3, const float* b3, int64_t ld3,
                                  float beta, float* c, int64_t ldc, cudaStream_t s,
-                                 Tf32x3Kernel kernel = Tf32x3Kernel::p32, int splits = 1, float* work = nullptr);
+                                 Tf32x3Kernel kernel = Tf32x3Kernel::p32, int splits = 1, float* work = nullptr,
+                                 const Tf32x3Stats* device_stats = nullptr);
 
 }  // namespace myblas

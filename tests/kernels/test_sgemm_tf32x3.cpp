@@ -405,6 +405,63 @@ TEST(Tf32x3Product, OrderedP32GivesP32Bitwise) {
   }
 }
 
+// With the statistics passed to the product (queued before the host has read them), a refused
+// call writes nothing, split-K's last pass included; an accepted one computes as without them.
+TEST(Tf32x3Product, DeviceStatisticsRefusalLeavesCUntouched) {
+  REQUIRE_GPU();
+  std::string why;
+  if (!product_available(&why)) GTEST_SKIP() << why;
+  const uint64_t seed = mbtest::test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const int m = 200, n = 150, k = 300, ldc = m;
+  const int64_t ld3 = myblas::tf32x3_ld(k);
+  std::vector<float> a3(size_t(ld3) * m), b3(size_t(ld3) * n), c0(size_t(ldc) * n);
+  for (float& v : a3) v = mbtest::uniform(rng);
+  for (float& v : b3) v = mbtest::uniform(rng);
+  for (float& v : c0) v = mbtest::uniform(rng);
+  DevBuf da(a3, 0), db(b3, 0), dw(std::vector<float>(size_t(4) * m * n, 0.f), 0);
+  const myblas::Tf32x3Stats refused = stats_of(INFINITY, 1.f, 1.f, 1.f), taken = stats_of(1.f, 1e-7f, 1.f, 1e-7f);
+  ASSERT_NE(myblas::tf32x3_refuse(refused, k), nullptr);
+  ASSERT_EQ(myblas::tf32x3_refuse(taken, k), nullptr);
+  std::vector<float> stats_host(64, 0.f);
+  std::memcpy(stats_host.data(), &refused, sizeof refused);
+  std::memcpy(stats_host.data() + 16, &taken, sizeof taken);
+  DevBuf ds(stats_host, 0);
+  const auto* d_refused = reinterpret_cast<const myblas::Tf32x3Stats*>(ds.ptr);
+  const auto* d_taken = reinterpret_cast<const myblas::Tf32x3Stats*>(ds.ptr + 16);
+  for (int splits : {1, 3}) {
+    SCOPED_TRACE("split-K " + std::to_string(splits));
+    std::vector<float> want(c0.size()), got(c0.size());
+    {  // without statistics: the reference result
+      DevBuf dc(c0, 0);
+      ASSERT_EQ(myblas::tf32x3_wgmma_product(m, n, 3 * k, 0.5f, da.ptr, db.ptr, ld3, -1.f, dc.ptr, ldc, nullptr,
+                                             myblas::Tf32x3Kernel::p32, splits, dw.ptr),
+                cudaSuccess);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      dc.download(&want);
+    }
+    {
+      DevBuf dc(c0, 0);
+      ASSERT_EQ(myblas::tf32x3_wgmma_product(m, n, 3 * k, 0.5f, da.ptr, db.ptr, ld3, -1.f, dc.ptr, ldc, nullptr,
+                                             myblas::Tf32x3Kernel::p32, splits, dw.ptr, d_refused),
+                cudaSuccess);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      dc.download(&got);
+      EXPECT_EQ(std::memcmp(got.data(), c0.data(), c0.size() * 4), 0) << "a refused product wrote C";
+    }
+    {
+      DevBuf dc(c0, 0);
+      ASSERT_EQ(myblas::tf32x3_wgmma_product(m, n, 3 * k, 0.5f, da.ptr, db.ptr, ld3, -1.f, dc.ptr, ldc, nullptr,
+                                             myblas::Tf32x3Kernel::p32, splits, dw.ptr, d_taken),
+                cudaSuccess);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      dc.download(&got);
+      EXPECT_EQ(got, want) << "an accepted product differs from one without statistics";
+    }
+  }
+}
+
 // ---- the mode through cblas_sgemm ----
 struct ModeScope {  // sets the precision mode for one test, restores fp32 after
   explicit ModeScope(int mode) { EXPECT_EQ(myblas_set_sgemm_precision(mode), 0); }

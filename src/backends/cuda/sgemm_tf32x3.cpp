@@ -41,7 +41,9 @@ struct DeviceScratch {
 struct ThreadScratch {
   std::vector<DeviceScratch> by_device;
   void* pinned_stats = nullptr;  // host copy of the statistics
+  cudaEvent_t stats_landed = nullptr;  // MYBLAS_SGEMM_TF32X3_STATS=overlap: the host copy is complete
   ~ThreadScratch() {  // (errors ignored: the process may be tearing CUDA down)
+    if (stats_landed) cudaEventDestroy(stats_landed);
     for (DeviceScratch& d : by_device)
       for (Scratch& s : d.ring) {
         if (s.ptr) cudaFree(s.ptr);
@@ -122,6 +124,21 @@ bool splitk_auto() {
     if (!v || !*v || !std::strcmp(v, "off")) return false;
     if (!std::strcmp(v, "auto")) return true;
     warn_once("sgemm-tf32x3-splitk", std::string("unknown MYBLAS_SGEMM_TF32X3_SPLITK '") + v + "'; using off");
+    return false;
+  }();
+  return on;
+}
+
+// MYBLAS_SGEMM_TF32X3_STATS=overlap: the product is queued right after the split and checks the
+// statistics itself (tf32x3_refuse_rule on the device: a refused call writes nothing), while the
+// host waits only for their copy, not between the split and the product; unset or wait: the host
+// reads them before launching the product (read once).
+bool stats_overlap() {
+  static const bool on = [] {
+    const char* v = std::getenv("MYBLAS_SGEMM_TF32X3_STATS");
+    if (!v || !*v || !std::strcmp(v, "wait")) return false;
+    if (!std::strcmp(v, "overlap")) return true;
+    warn_once("sgemm-tf32x3-stats", std::string("unknown MYBLAS_SGEMM_TF32X3_STATS '") + v + "'; using wait");
     return false;
   }();
   return on;
@@ -221,6 +238,41 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
     return refuse(*why);
   }
   Tf32x3Stats* h_stats = static_cast<Tf32x3Stats*>(t_scratch.pinned_stats);
+  const int k3 = 3 * p.k;
+  float* work = reinterpret_cast<float*>(base + kStatsBytes + a3_bytes + b3_bytes);
+  if (stats_overlap()) {
+    // The product follows the split at once and checks the statistics on the device; the host
+    // waits for their copy only, and a refused call has left C untouched for the FP32 path.
+    if (!t_scratch.stats_landed &&
+        !cuda_step(cudaEventCreateWithFlags(&t_scratch.stats_landed, cudaEventDisableTiming),
+                   "an event for the split statistics", why)) {
+      t_scratch.stats_landed = nullptr;
+      if (kept) kept->used = false;
+      return refuse(*why);
+    }
+    bool queued = cuda_step(cudaMemsetAsync(d_stats, 0, sizeof(Tf32x3Stats), s), "clearing the split statistics", why) &&
+                  cuda_step(tf32x3_split(a, b, d_stats, s), "the 3xTF32 split kernel", why) &&
+                  cuda_step(cudaMemcpyAsync(h_stats, d_stats, sizeof(Tf32x3Stats), cudaMemcpyDeviceToHost, s),
+                            "reading the split statistics", why) &&
+                  cuda_step(cudaEventRecord(t_scratch.stats_landed, s), "marking the split statistics", why);
+    const cudaError_t pe = queued ? tf32x3_wgmma_product(p.m, p.n, k3, p.alpha, a.dst, b.dst, ld3, p.beta,
+                                                         static_cast<float*>(p.c), p.ldc, s, product_kernel(), splits,
+                                                         work, d_stats)
+                                  : cudaSuccess;
+    if (kept) {  // (whatever was queued reads the scratch)
+      kept->used = true;
+      kept->last_stream = s;
+      cudaEventRecord(kept->last_use, s);
+    }
+    if (!queued) return refuse(*why);
+    if (pe != cudaSuccess) return refuse(note_cuda_error(pe, "the 3xTF32 wgmma product"));
+    if (!cuda_step(cudaEventSynchronize(t_scratch.stats_landed), "the 3xTF32 split", why)) return refuse(*why);
+    if (const char* no = tf32x3_refuse(*h_stats, p.k)) return refuse(no);
+    note(std::string("3xTF32 (split + wgmma product ") + tf32x3_kernel_name(product_kernel()) +
+         ", sums promoted every " + std::to_string(tf32x3_kernel_promote_terms(product_kernel())) + " terms" +
+         (splits > 1 ? ", split-K " + std::to_string(splits) : std::string()) + ", statistics checked on the device)");
+    return true;
+  }
   // The one wait of the call: the statistics decide between this path and FP32 before C is touched.
   if (!cuda_step(cudaMemsetAsync(d_stats, 0, sizeof(Tf32x3Stats), s), "clearing the split statistics", why) ||
       !cuda_step(tf32x3_split(a, b, d_stats, s), "the 3xTF32 split kernel", why) ||
@@ -235,10 +287,8 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
     return refuse(no);
   }
 
-  const int k3 = 3 * p.k;
   const cudaError_t pe = tf32x3_wgmma_product(p.m, p.n, k3, p.alpha, a.dst, b.dst, ld3, p.beta,
-                                             static_cast<float*>(p.c), p.ldc, s, product_kernel(), splits,
-                                             reinterpret_cast<float*>(base + kStatsBytes + a3_bytes + b3_bytes));
+                                             static_cast<float*>(p.c), p.ldc, s, product_kernel(), splits, work);
   if (kept) {
     kept->used = true;
     kept->last_stream = s;

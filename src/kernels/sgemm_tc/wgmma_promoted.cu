@@ -36,6 +36,7 @@
 #include "kernels/gemm_args.h"   // SmemLimitOnce
 #include "kernels/mbarrier.cuh"  // smem_u32, mbar_*, tma_load_2d
 #include "kernels/sgemm_tc.h"
+#include "kernels/sgemm_tc/refuse.h"
 #include "kernels/sgemm_tc/schedule.h"
 #include "kernels/sm90.cuh"  // sm90a_ready, make_tensor_map_2d
 
@@ -83,6 +84,7 @@ struct Params {
   int splits;       // k-slices per tile (split-K; 1: none)
   float* work;      // splits > 1: the slices' sums, splits x (m x n, leading dimension m)
   int work_vec2;    // the same as vec2, for work
+  const Tf32x3Stats* stats;  // non-null: refuse (write nothing) where tf32x3_refuse_rule says so
 };
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -304,6 +306,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using V = Variant<K>;
   constexpr int kStages = V::kStages;
+  if (p.stats && tf32x3_refuse_rule(*p.stats, p.k3 / 3)) return;  // (every thread: before any barrier)
   extern __shared__ unsigned char smem_raw[];
   const uint32_t raw = smem_u32(smem_raw);
   const uint32_t base = (raw + 1023u) & ~1023u;  // swizzled tiles need 1024-byte alignment
@@ -390,7 +393,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 // Split-K's last pass: C := alpha * (work_0 + ... + work_{splits-1}) + beta * C, the slices added
 // in order; beta == 0 never reads C.
 __global__ void splitk_reduce_kernel(const float* __restrict__ work, int splits, int m, int n, float alpha,
-                                     float beta, float* __restrict__ c, int64_t ldc) {
+                                     float beta, float* __restrict__ c, int64_t ldc, const Tf32x3Stats* stats, int k) {
+  if (stats && tf32x3_refuse_rule(*stats, k)) return;
   const int64_t mn = int64_t(m) * n;
   for (int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; t < mn; t += int64_t(gridDim.x) * blockDim.x) {
     float s = work[t];
@@ -476,10 +480,11 @@ size_t tf32x3_splitk_work_floats(int m, int n, int splits) {
 
 cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float* a3, const float* b3, int64_t ld3,
                                  float beta, float* c, int64_t ldc, cudaStream_t s, Tf32x3Kernel kernel, int splits,
-                                 float* work) {
+                                 float* work, const Tf32x3Stats* device_stats) {
   int sms = 0;
   if (!sm90a_ready(&sms)) return cudaErrorInvalidDeviceFunction;
   if (splits < 1 || splits > (k3 + kBK - 1) / kBK || (splits > 1 && !work)) return cudaErrorInvalidValue;
+  if (device_stats && k3 % 3) return cudaErrorInvalidValue;
   if (reinterpret_cast<uintptr_t>(a3) % 16 || reinterpret_cast<uintptr_t>(b3) % 16 || ld3 % 4)
     return cudaErrorInvalidValue;  // (TMA's alignment rules)
   CUtensorMap tb, ta;
@@ -498,6 +503,7 @@ cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float*
   p.splits = splits;
   p.work = work;
   p.work_vec2 = reinterpret_cast<uintptr_t>(work) % 8 == 0 && m % 2 == 0;
+  p.stats = device_stats;
   const int64_t units = int64_t(p.tiles_i) * p.tiles_j * splits;
   if (units > INT32_MAX) return cudaErrorInvalidValue;
   const int grid = int(units < sms ? units : sms);
@@ -513,7 +519,7 @@ cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float*
   if (e != cudaSuccess || splits == 1) return e;
   const int64_t mn = int64_t(m) * n;
   const int blocks = int(std::min<int64_t>((mn + 255) / 256, int64_t(sms) * 16));
-  splitk_reduce_kernel<<<blocks, 256, 0, s>>>(work, splits, m, n, alpha, beta, c, ldc);
+  splitk_reduce_kernel<<<blocks, 256, 0, s>>>(work, splits, m, n, alpha, beta, c, ldc, device_stats, k3 / 3);
   return cudaGetLastError();
 }
 
