@@ -8,12 +8,13 @@
 #             outside the program-break heap is located by a driver query);
 #   alloc=heap  operands in malloc's program-break heap (blocks under 128 KB, as small arrays are);
 #   alloc=mmap  operands in their own mmap'd 4 MB blocks.
-# About 20 s on an H100 host. Writes one file, $OUT/cpu_overhead_gpu.txt (every run's output,
-# the settings in its header lines), and prints the target lines of each run.
+# About 20 s on an H100 host; each run is limited to 9 s (at most 108 s in all). Writes one file,
+# $OUT/cpu_overhead_gpu.txt (every run's output, the settings in its header lines), and prints
+# each run's settings and target lines.
 #
 # usage: bench/run_cpu_overhead_gpu.sh [OUT]   (OUT: the folder for the file, default ./out)
-#   bench_cpu_overhead and libmyblas.so* are found on PATH-like places: BIN (default
-#   .dev-cpucost, where bench/stage_cpu_overhead_gpu.sh copies them) first on LD_LIBRARY_PATH.
+#   bench_cpu_overhead and libmyblas.so* come from BIN (default .dev-cpucost, where
+#   bench/stage_cpu_overhead_gpu.sh copies them), which goes first on LD_LIBRARY_PATH.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${1:-${OUT:-out}}
@@ -32,7 +33,7 @@ for round in 1 2 3; do
       args=(--samples 301 --alloc "$alloc")
       [ "$ctx" = made ] && args+=(--cuda-context)
       echo "## round $round ctx=$ctx alloc=$alloc" >> "$file"
-      timeout 30 "$BIN/bench_cpu_overhead" "${args[@]}" >> "$file" 2>&1
+      timeout 9 "$BIN/bench_cpu_overhead" "${args[@]}" >> "$file" 2>&1
       echo "## exit $?" >> "$file"
     done
   done
