@@ -65,8 +65,9 @@ static_assert(smem_bytes(5) <= 227 * 1024, "shared memory over the H100's per-bl
 // A variant's compile-time shape: ring stages, ring stages per promotion, and the overlap.
 template <Tf32x3Kernel K>
 struct Variant {
-  static constexpr bool kOld = K == Tf32x3Kernel::p32;
-  static constexpr int kStages = kOld ? 4 : 5;
+  // p32 keeps the 4-stage ring it was measured with; the others hold up to 2 (p64: a 64-term
+  // chunk; halves: a chunk and the previous one's) or 4 (p64-halves) stages at once, and take 5.
+  static constexpr int kStages = K == Tf32x3Kernel::p32 ? 4 : 5;
   static constexpr int kPer = (K == Tf32x3Kernel::p64 || K == Tf32x3Kernel::p64_ordered || K == Tf32x3Kernel::p64_halves) ? 2 : 1;
   static constexpr bool kOrdered = K == Tf32x3Kernel::p32_ordered || K == Tf32x3Kernel::p64_ordered;
   static constexpr bool kHalves = K == Tf32x3Kernel::p32_halves || K == Tf32x3Kernel::p64_halves;
