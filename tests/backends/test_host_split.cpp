@@ -168,6 +168,34 @@ TEST(SplitDevice, EveryPrecision) {
   EXPECT_EQ(log_count("warning"), 0) << log_path();
 }
 
+// Under a 16 MiB budget (set by ctest) the shared A of these shapes goes up in two or three
+// chunks and each GPU's block (1024 and 1076 columns) has four or five panels of 256 columns: the
+// first two run k-outer while A arrives
+// (each block's pipeline logs "the first 2 k-outer"), in every transpose and precision, beta == 0
+// over NaN or not.
+TEST(SplitDevice, RegionMatchesOpenBlas) {
+  REQUIRE_TWO_GPUS();
+  ASSERT_FALSE(log_path().empty()) << "run through ctest";
+  std::ofstream(log_path(), std::ios::trunc).close();
+  const uint64_t seed = mbtest::test_seed() + 900;
+  using C = std::complex<float>;
+  using Z = std::complex<double>;
+  int calls = 0;
+  for (char ta : {'N', 'T'})
+    for (char tb : {'N', 'T'}) {
+      EXPECT_EQ(checked_sgemm(seed + uint64_t(calls), ta, tb, 300, 2100, 900, 0.5f, calls % 2 ? 0.f : -1.f), 0);
+      ++calls;
+    }
+  EXPECT_EQ(checked_gemm<double>(seed + 10, 'N', 'T', 300, 2100, 900, 1.0, 0.5), 0);
+  EXPECT_EQ(checked_gemm<double>(seed + 11, 'T', 'N', 300, 2100, 900, -1.0, 0.0), 0);
+  EXPECT_EQ(checked_gemm<C>(seed + 12, 'C', 'N', 150, 2100, 900, C(0.5f, -1.f), C(1.f, 0.f)), 0);
+  EXPECT_EQ(checked_gemm<Z>(seed + 13, 'N', 'C', 150, 2100, 900, Z(1.0, 0.5), Z(0.0, 0.0)), 0);
+  calls += 4;
+  EXPECT_EQ(log_count("split over 2 GPUs"), calls) << log_path();
+  EXPECT_EQ(log_count("the first 2 k-outer"), 2 * calls) << "every block ran a region (" << log_path() << ")";
+  EXPECT_EQ(log_count("warning"), 0) << log_path();
+}
+
 // Fewer than 64 columns per GPU: one GPU takes the call.
 TEST(SplitDevice, NarrowCallsAreNotSplit) {
   REQUIRE_TWO_GPUS();

@@ -18,13 +18,15 @@
 
 namespace {
 
-// One SGEMM with beta != 0 on host arrays, checked against OpenBLAS; returns wrong elements.
-int checked_sgemm(uint64_t seed, char ta, char tb, int m, int n, int k) {
+// One SGEMM on host arrays (beta == 0: over NaN in C), checked against OpenBLAS; returns wrong
+// elements and damaged guards.
+int checked_sgemm(uint64_t seed, char ta, char tb, int m, int n, int k, float beta = 0.5f) {
   std::mt19937_64 rng(seed);
   const int ar = ta == 'N' ? m : k, ac = ta == 'N' ? k : m, br = tb == 'N' ? k : n, bc = tb == 'N' ? n : k;
   mbtest::Matrix a(ar, ac, ar + 3, rng), b(br, bc, br + 1, rng), c(m, n, m + 2, rng);
   mbtest::Matrix want = c;
-  const float alpha = -0.75f, beta = 0.5f;
+  const float alpha = -0.75f;
+  if (beta == 0.f) c.fill_nan();
   mbtest::ref_sgemm(ta, tb, m, n, k, alpha, a.data(), a.ld, b.data(), b.ld, beta, want.data(), want.ld);
   sgemm_(&ta, &tb, &m, &n, &k, &alpha, a.data(), &a.ld, b.data(), &b.ld, &beta, c.data(), &c.ld);
   int bad = int(c.damaged_guards());
@@ -33,7 +35,7 @@ int checked_sgemm(uint64_t seed, char ta, char tb, int m, int n, int k) {
       double s = 0;
       for (int l = 0; l < k; ++l)
         s += std::fabs((ta == 'N' ? a.at(i, l) : a.at(l, i)) * (tb == 'N' ? b.at(l, j) : b.at(j, l)));
-      const double bound = (k + 2) * 4 * FLT_EPSILON * (0.75 * s + 0.5 * 1.0);
+      const double bound = (k + 2) * 4 * FLT_EPSILON * (0.75 * s + std::fabs(beta) * 1.0);
       bad += !(std::fabs(c.at(i, j) - want.at(i, j)) <= bound);
     }
   return bad;
@@ -69,6 +71,33 @@ TEST(PipelineDevice, ConcurrentCallers) {
     });
   for (auto& th : threads) th.join();
   for (int t = 0; t < 6; ++t) EXPECT_EQ(bad[size_t(t)], 0) << "thread " << t << " seed " << mbtest::test_seed();
+}
+
+// Under a 16 MiB budget (set by ctest) A of 300 x 1800 goes up in three chunks and C's 2000
+// columns make eight panels: the first four are multiplied k-outer while A arrives (the region),
+// their C goes down beside the other panels' products; the log line of each call says so.
+TEST(PipelineDevice, RegionMatchesOpenBlas) {
+  if (!myblas_gpu_available()) GTEST_SKIP() << "no CUDA device: the pipeline needs one";
+  const char* log = std::getenv("MYBLAS_LOG");
+  ASSERT_TRUE(log && std::getenv("MYBLAS_VERBOSE")) << "run through ctest";
+  std::ofstream(log, std::ios::trunc).close();
+  int calls = 0;
+  for (char ta : {'N', 'T'})
+    for (char tb : {'N', 'T'}) {
+      const float beta = calls % 2 ? 0.f : 0.5f;
+      EXPECT_EQ(checked_sgemm(mbtest::test_seed() + 40 + calls, ta, tb, 300, 2000, 1800, beta), 0)
+          << ta << tb << " beta " << beta << " seed " << mbtest::test_seed();
+      ++calls;
+    }
+  std::ifstream in(log);
+  std::string line;
+  int regions = 0, warnings = 0;
+  while (std::getline(in, line)) {
+    regions += line.find("the first 4 k-outer") != std::string::npos;
+    warnings += line.find("warning") != std::string::npos;
+  }
+  EXPECT_EQ(regions, calls) << "every call ran its first four panels k-outer (" << log << ")";
+  EXPECT_EQ(warnings, 0) << log;
 }
 
 }  // namespace

@@ -107,9 +107,7 @@ void host_copy(void* dst, int64_t ldd, const void* src, int64_t lds, int rows, i
   });
 }
 
-namespace {
-
-size_t memory_budget() {
+size_t pipeline_memory_budget() {
   size_t free_b = 0, total = 0;
   if (cudaMemGetInfo(&free_b, &total) != cudaSuccess) {
     cudaGetLastError();
@@ -122,6 +120,23 @@ size_t memory_budget() {
   }
   return budget;
 }
+
+int pipeline_a_chunk(int m, int k, size_t es, size_t budget) {
+  const size_t a_bytes = size_t(m) * size_t(k) * es;
+  // About 32 MB of op(A) per chunk; less under a small memory budget (the tests' budgets
+  // reach several chunks with small matrices).
+  size_t chunk_bytes = std::max<size_t>(std::min<size_t>(size_t(32) << 20, budget / 16), 1);
+  // From 32 MB of A up, at least four chunks: measured faster for HGEMM 4096^3 (2.55-2.73 ms
+  // against 2.74-3.00) and SGEMM 4096^3 (NN 5.16-5.27 against 5.54-5.65), while SGEMM 2048^3
+  // (16 MB) measured slower in four chunks, with lead panels or without
+  // (bench/results/h100-host-achunks-2026-11-25.md).
+  if (a_bytes >= (size_t(32) << 20)) chunk_bytes = std::min(chunk_bytes, std::max(a_bytes / 4, size_t(4) << 20));
+  int kc = std::min(k, int(std::max<size_t>(1, chunk_bytes / (size_t(std::max(m, 1)) * es))));
+  if (kc >= 128 && kc < k) kc = kc / 64 * 64;
+  return std::max(1, kc);
+}
+
+namespace {
 
 // ---- streams and events, kept per thread and device between calls (host_pipeline.h) ----
 // Kept only where that is safe: not in a fork child (CUDA does not survive fork), not after the
@@ -222,7 +237,7 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
   unfinished->clear();
   const size_t es = p.es;
   const int m = p.m, n = p.n, k = p.k;
-  const size_t budget = memory_budget();
+  const size_t budget = pipeline_memory_budget();
   // Row blocks: all of op(A) stays on the GPU if it takes at most half the budget.
   const size_t a_bytes = size_t(m) * size_t(k) * es;
   // op(A) already in this device's memory (a caller that shares one upload among GPUs): used in
@@ -352,27 +367,68 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
   // A split call's shared A (a_feed) arrives the same way, chunk by chunk, staged by the first
   // block's pipeline and waited for by the others.
   const AFeed* feed = a_given ? p.a_feed : nullptr;
+  // The region: in a split call's blocks and in large calls, the lead panels are not enough to
+  // keep the GPU busy while A arrives (SGEMM 16384 over two GPUs: 47-65 ms of a block's 142-152
+  // waited for the shared A, the block's product being 82 ms). There the first `region` panels
+  // (about half of the columns) are multiplied k-outer instead, C_region (+)= op(A)[:, chunk]
+  // op(B)[chunk, region], with op(B)'s rows for each chunk through two small rotating buffers
+  // (kc x region columns, host and device) instead of full-depth panels; C_region stays on the
+  // GPU and goes down panel by panel, one beside each later panel's product (its own two pinned
+  // buffers and the third stream), once A is complete and the other panels run as before.
+  int region = 0;                     // panels
+  cudaEvent_t region_done = nullptr;  // the region's last product
+  DeviceBuffer c_region, b_rows[2];
+  Pinned b_rows_pin[2];
+  Slot region_slots[2];  // the region's downloads: pc, done, busy, j (third stream)
   if (ok && row_blocks == 1 && (!a_given || feed)) {
     const cudaStream_t up = slots[0].stream, mm = slots[1].stream;
     // chunk_up[i % 2]: chunk i's uploads (from a_stage[i % 2], and its B rows) are done. These are
     // the slots' `staged` events, free until the main loop.
     const cudaEvent_t chunk_up[2] = {slots[0].staged, slots[1].staged};
-    // About 32 MB of op(A) per chunk; less under a small memory budget (the tests' budgets
-    // reach several chunks with small matrices).
-    size_t chunk_bytes = std::max<size_t>(std::min<size_t>(size_t(32) << 20, budget / 16), 1);
-    // From 32 MB of A up, at least four chunks: measured faster for HGEMM 4096^3 (2.55-2.73 ms
-    // against 2.74-3.00) and SGEMM 4096^3 (NN 5.16-5.27 against 5.54-5.65), while SGEMM 2048^3
-    // (16 MB) measured slower in four chunks, with lead panels or without
-    // (bench/results/h100-host-achunks-2026-11-25.md).
-    if (a_bytes >= (size_t(32) << 20)) chunk_bytes = std::min(chunk_bytes, std::max(a_bytes / 4, size_t(4) << 20));
-    int kc = std::min(k, int(std::max<size_t>(1, chunk_bytes / (size_t(m) * es))));
-    if (kc >= 128 && kc < k) kc = kc / 64 * 64;
-    if (feed) kc = std::max(1, std::min(feed->kc, k));
+    const int kc = feed ? std::max(1, std::min(feed->kc, k)) : pipeline_a_chunk(m, k, es, budget);
+    // A region of half the panels when A comes in several chunks and there are at least four
+    // panels, in a split call's block or when A takes 512 MB (less under a small budget, so that
+    // the tests reach it), and when its buffers fit beside the slots' (else: the lead panels).
+    if (p.split_k_lead && kc < k && panels >= 4 && (feed || a_bytes >= std::min(size_t(512) << 20, budget / 8))) {
+      const size_t used = 2 * (size_t(k) + size_t(m)) * size_t(nb) * es + (feed ? 0 : a_bytes);
+      const size_t room = budget > used ? budget - used : 0;
+      auto cols_of = [&](int r) { return size_t(std::min(n, r * nb)); };
+      region = panels / 2;
+      // Pinned: the B rows' two buffers and two C panels, within one and a half times a slot's
+      // share (with the slots' two and a split call's A stages, the call's pinned buffers stay
+      // within its share of the cache, so that they stay cached between calls).
+      while (region >= 2 && ((size_t(m) + 2 * size_t(kc)) * cols_of(region) * es > room ||
+                             (2 * size_t(kc) * cols_of(region) + 2 * size_t(m) * size_t(nb)) * es > pin_share / 2 * 3))
+        --region;
+      if (region < 2) region = 0;
+      if (region > 0) {
+        const size_t nr = cols_of(region);
+        // Optional: where a buffer cannot be had, the lead panels run instead (no fault injected).
+        bool got = false;
+        clock.time(clock.pin, [&] {
+          got = c_region.allocate(size_t(m) * nr * es, up) == cudaSuccess;
+          for (int b = 0; got && b < 2; ++b)
+            got = b_rows[b].allocate(size_t(kc) * nr * es, up) == cudaSuccess &&
+                  b_rows_pin[b].acquire(size_t(kc) * nr * es) == cudaSuccess &&
+                  region_slots[b].pc.acquire(size_t(m) * size_t(nb) * es) == cudaSuccess;
+        });
+        if (!got) {
+          cudaGetLastError();
+          c_region.release();
+          for (int b = 0; b < 2; ++b) {
+            b_rows[b].release();
+            b_rows_pin[b].release();
+            region_slots[b].pc.release();
+          }
+          region = 0;
+        }
+      }
+    }
     // Lead panels: the first panel of each slot, when A comes in more than one chunk (with one
     // there is nothing to overlap, and the two slots' first products keep their own streams).
     // Twice as wide, lead panels measured at most 1 ms faster at 8192^3, and 2.5x slower at
     // 16384^3, where their larger pinned buffers no longer stayed cached.
-    const int lead = p.split_k_lead && kc < k ? std::min(2, panels) : 0;
+    const int lead = region == 0 && p.split_k_lead && kc < k ? std::min(2, panels) : 0;
     const size_t stage_bytes = size_t(m) * size_t(kc) * es;
     const unsigned char* a_src = static_cast<const unsigned char*>(p.a);
     const unsigned char* b_src = static_cast<const unsigned char*>(p.b);
@@ -387,26 +443,18 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
       unsigned char* a_dev = feed ? static_cast<unsigned char*>(const_cast<void*>(p.a))
                                   : static_cast<unsigned char*>(a_all.get());
       const int64_t a_ld_dev = feed ? p.lda : (p.ta == Op::N ? m : k);
-      for (int s = 0; ok && s < lead; ++s) {  // the lead panels' C, when beta reads it
-        Slot& sl = slots[s];
-        sl.j = s;
-        sl.i0 = 0;
-        sl.mb = m;
-        const int cols = std::min(nb, n - s * nb);
-        if (p.beta_zero) continue;
-        host_copy(sl.pc.get(), m, static_cast<const unsigned char*>(p.c) + size_t(s) * nb * size_t(p.ldc) * es,
-                  p.ldc, m, cols, es);
-        check("copy", cudaMemcpyAsync(sl.c.get(), sl.pc.get(), size_t(m) * cols * es, cudaMemcpyHostToDevice, up),
-              "upload");
-      }
-      for (int k0 = 0, i = 0; ok && k0 < k; k0 += kc, ++i) {
-        const int b = i % 2, kl = std::min(kc, k - k0);
-        bool free_buffer = true;
-        if (i >= 2 && !feed)
-          clock.time(clock.wait, [&] { free_buffer = check("sync", cudaEventSynchronize(chunk_up[b]), "uploading A"); });
-        if (!free_buffer) break;
-        // op(A)[:, k0:k0+kl]. N: stored columns k0.., contiguous in A's device copy (m x k);
-        // T: stored rows k0.. of the k x m matrix, placed with A's pitch k.
+      // Chunk i's pinned buffers (of A, and the region's B rows) are free again: their uploads
+      // (chunk i - 2's) are done.
+      auto wait_chunk_buffers = [&](int b) {
+        bool done = true;
+        clock.time(clock.wait, [&] { done = check("sync", cudaEventSynchronize(chunk_up[b]), "uploading A"); });
+        return done;
+      };
+      // Queues op(A)[:, k0:k0+kl] (chunk i) for the device on `up`: staged here, or the shared
+      // upload's chunk waited for. N: stored columns k0.., contiguous in A's device copy (m x k);
+      // T: stored rows k0.. of the k x m matrix, placed with A's pitch k.
+      auto queue_a_chunk = [&](int i, int k0, int kl) {
+        const int b = i % 2;
         cudaError_t e;
         if (feed) {
           cudaEvent_t arrived = nullptr;
@@ -414,7 +462,7 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
           if (!arrived) {
             if (ok) *why = "the shared upload of A to this GPU failed";
             ok = false;
-            break;
+            return false;
           }
           e = cudaStreamWaitEvent(up, arrived, 0);
         } else if (p.ta == Op::N) {
@@ -424,48 +472,125 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
           clock.time(clock.in, [&] { host_copy(a_stage[b].get(), kl, a_src + size_t(k0) * es, p.lda, kl, m, es); });
           e = copy_matrix(a_dev + size_t(k0) * es, k, a_stage[b].get(), kl, kl, m, es, up);
         }
-        if (!check("copy", e, "uploading A")) break;
-        // Rows k0.. of op(B) for each lead panel, at their place in the slot's panel layout
-        // (N: k x cols, pitch k; T: cols x k, pitch cols; as the main loop stages panels).
-        for (int s = 0; ok && s < lead; ++s) {
-          Slot& sl = slots[s];
-          const int j0 = s * nb, cols = std::min(nb, n - j0);
-          unsigned char* pb = static_cast<unsigned char*>(sl.pb.get());
-          unsigned char* db = static_cast<unsigned char*>(sl.b.get());
-          if (p.tb == Op::N) {
-            clock.time(clock.in, [&] {
-              host_copy(pb + size_t(k0) * es, k, b_src + (size_t(j0) * p.ldb + size_t(k0)) * es, p.ldb, kl, cols, es);
-            });
-            e = copy_matrix(db + size_t(k0) * es, k, pb + size_t(k0) * es, k, kl, cols, es, up);
-          } else {
-            clock.time(clock.in, [&] {
-              host_copy(pb + size_t(k0) * cols * es, cols, b_src + (size_t(k0) * p.ldb + size_t(j0)) * es, p.ldb, cols,
-                        kl, es);
-            });
-            e = copy_matrix(db + size_t(k0) * cols * es, cols, pb + size_t(k0) * cols * es, cols, cols, kl, es, up);
-          }
-          check("copy", e, "upload");
+        return check("copy", e, "uploading A");
+      };
+      if (region > 0) {
+        const int nr = std::min(n, region * nb);
+        unsigned char* cr = static_cast<unsigned char*>(c_region.get());
+        // While the region runs, the third stream's two events mark each chunk's product done
+        // (its device B rows can be refilled); the region's downloads take them over afterwards.
+        const cudaEvent_t product_done[2] = {streams->done[2], streams->staged[2]};
+        // beta != 0: the region's C goes up first, panel by panel through the slots' C buffers.
+        for (int r = 0; ok && !p.beta_zero && r < region; ++r) {
+          Slot& sl = slots[r % 2];
+          const int j0 = r * nb, cols = std::min(nb, n - j0);
+          bool free_pc = true;
+          if (r >= 2) clock.time(clock.wait, [&] { free_pc = check("sync", cudaEventSynchronize(sl.done), "upload"); });
+          if (!free_pc) break;
+          clock.time(clock.in, [&] {
+            host_copy(sl.pc.get(), m, static_cast<const unsigned char*>(p.c) + size_t(j0) * size_t(p.ldc) * es, p.ldc,
+                      m, cols, es);
+          });
+          if (!check("copy", cudaMemcpyAsync(cr + size_t(j0) * m * es, sl.pc.get(), size_t(m) * cols * es,
+                                             cudaMemcpyHostToDevice, up),
+                     "upload") ||
+              !check("sync", cudaEventRecord(sl.done, up), "cudaEventRecord"))
+            break;
         }
-        if (!ok || !check("sync", cudaEventRecord(chunk_up[b], up), "cudaEventRecord") ||
-            !check("sync", cudaStreamWaitEvent(mm, chunk_up[b], 0), "cudaStreamWaitEvent"))
-          break;
-        for (int s = 0; s < lead; ++s) {
-          Slot& sl = slots[s];
-          const int cols = std::min(nb, n - s * nb);
-          // This chunk of the lead panel: beta on the first, then accumulate.
+        for (int k0 = 0, i = 0; ok && k0 < k; k0 += kc, ++i) {
+          const int b = i % 2, kl = std::min(kc, k - k0);
+          if (i >= 2 && !wait_chunk_buffers(b)) break;
+          if (!queue_a_chunk(i, k0, kl)) break;
+          // op(B)'s rows [k0, k0 + kl) of the region's columns: N: kl x nr, pitch kl; T: nr x kl,
+          // pitch nr.
+          clock.time(clock.in, [&] {
+            if (p.tb == Op::N)
+              host_copy(b_rows_pin[b].get(), kl, b_src + size_t(k0) * es, p.ldb, kl, nr, es);
+            else
+              host_copy(b_rows_pin[b].get(), nr, b_src + size_t(k0) * size_t(p.ldb) * es, p.ldb, nr, kl, es);
+          });
+          if ((i >= 2 && !check("sync", cudaStreamWaitEvent(up, product_done[b], 0), "cudaStreamWaitEvent")) ||
+              !check("copy", cudaMemcpyAsync(b_rows[b].get(), b_rows_pin[b].get(), size_t(kl) * nr * es,
+                                             cudaMemcpyHostToDevice, up),
+                     "upload") ||
+              !check("sync", cudaEventRecord(chunk_up[b], up), "cudaEventRecord") ||
+              !check("sync", cudaStreamWaitEvent(mm, chunk_up[b], 0), "cudaStreamWaitEvent"))
+            break;
           const unsigned char* a_chunk = a_dev + (p.ta == Op::N ? size_t(k0) * size_t(a_ld_dev) : size_t(k0)) * es;
-          const unsigned char* b_chunk =
-              static_cast<unsigned char*>(sl.b.get()) + (p.tb == Op::N ? size_t(k0) : size_t(k0) * cols) * es;
-          if (!multiply(mm, m, cols, kl, k0 == 0, a_chunk, int(a_ld_dev), b_chunk,
-                        p.tb == Op::N ? k : cols, sl.c.get()))
+          if (!multiply(mm, m, nr, kl, k0 == 0, a_chunk, int(a_ld_dev), b_rows[b].get(), p.tb == Op::N ? kl : nr, cr) ||
+              !check("sync", cudaEventRecord(product_done[b], mm), "cudaEventRecord"))
             break;
-          if (k0 + kl < k) continue;
-          // Its last chunk: the panel goes down now, ahead of the other lead panel's last product.
-          if (!check("copy", cudaMemcpyAsync(sl.pc.get(), sl.c.get(), size_t(m) * cols * es, cudaMemcpyDeviceToHost, mm),
-                     "download") ||
-              !check("sync", cudaEventRecord(sl.done, mm), "cudaEventRecord"))
+          region_done = product_done[b];
+        }
+        // The slots' C buffers were upload sources; the main loop refills them on the host.
+        for (Slot& sl : slots)
+          if (ok && !p.beta_zero) check("sync", cudaEventSynchronize(sl.done), "upload");
+        // The region's downloads: after its last product, on the third stream.
+        for (int b = 0; ok && b < 2; ++b) {
+          region_slots[b].stream = streams->stream[2];
+          region_slots[b].done = product_done[b];
+        }
+        if (ok) check("sync", cudaStreamWaitEvent(streams->stream[2], region_done, 0), "cudaStreamWaitEvent");
+      } else {
+        for (int s = 0; ok && s < lead; ++s) {  // the lead panels' C, when beta reads it
+          Slot& sl = slots[s];
+          sl.j = s;
+          sl.i0 = 0;
+          sl.mb = m;
+          const int cols = std::min(nb, n - s * nb);
+          if (p.beta_zero) continue;
+          host_copy(sl.pc.get(), m, static_cast<const unsigned char*>(p.c) + size_t(s) * nb * size_t(p.ldc) * es,
+                    p.ldc, m, cols, es);
+          check("copy", cudaMemcpyAsync(sl.c.get(), sl.pc.get(), size_t(m) * cols * es, cudaMemcpyHostToDevice, up),
+                "upload");
+        }
+        for (int k0 = 0, i = 0; ok && k0 < k; k0 += kc, ++i) {
+          const int b = i % 2, kl = std::min(kc, k - k0);
+          if (i >= 2 && !feed && !wait_chunk_buffers(b)) break;
+          if (!queue_a_chunk(i, k0, kl)) break;
+          cudaError_t e;
+          // Rows k0.. of op(B) for each lead panel, at their place in the slot's panel layout
+          // (N: k x cols, pitch k; T: cols x k, pitch cols; as the main loop stages panels).
+          for (int s = 0; ok && s < lead; ++s) {
+            Slot& sl = slots[s];
+            const int j0 = s * nb, cols = std::min(nb, n - j0);
+            unsigned char* pb = static_cast<unsigned char*>(sl.pb.get());
+            unsigned char* db = static_cast<unsigned char*>(sl.b.get());
+            if (p.tb == Op::N) {
+              clock.time(clock.in, [&] {
+                host_copy(pb + size_t(k0) * es, k, b_src + (size_t(j0) * p.ldb + size_t(k0)) * es, p.ldb, kl, cols, es);
+              });
+              e = copy_matrix(db + size_t(k0) * es, k, pb + size_t(k0) * es, k, kl, cols, es, up);
+            } else {
+              clock.time(clock.in, [&] {
+                host_copy(pb + size_t(k0) * cols * es, cols, b_src + (size_t(k0) * p.ldb + size_t(j0)) * es, p.ldb, cols,
+                          kl, es);
+              });
+              e = copy_matrix(db + size_t(k0) * cols * es, cols, pb + size_t(k0) * cols * es, cols, cols, kl, es, up);
+            }
+            check("copy", e, "upload");
+          }
+          if (!ok || !check("sync", cudaEventRecord(chunk_up[b], up), "cudaEventRecord") ||
+              !check("sync", cudaStreamWaitEvent(mm, chunk_up[b], 0), "cudaStreamWaitEvent"))
             break;
-          sl.busy = true;
+          for (int s = 0; s < lead; ++s) {
+            Slot& sl = slots[s];
+            const int cols = std::min(nb, n - s * nb);
+            // This chunk of the lead panel: beta on the first, then accumulate.
+            const unsigned char* a_chunk = a_dev + (p.ta == Op::N ? size_t(k0) * size_t(a_ld_dev) : size_t(k0)) * es;
+            const unsigned char* b_chunk =
+                static_cast<unsigned char*>(sl.b.get()) + (p.tb == Op::N ? size_t(k0) : size_t(k0) * cols) * es;
+            if (!multiply(mm, m, cols, kl, k0 == 0, a_chunk, int(a_ld_dev), b_chunk,
+                          p.tb == Op::N ? k : cols, sl.c.get()))
+              break;
+            if (k0 + kl < k) continue;
+            // Its last chunk: the panel goes down now, ahead of the other lead panel's last product.
+            if (!check("copy", cudaMemcpyAsync(sl.pc.get(), sl.c.get(), size_t(m) * cols * es, cudaMemcpyDeviceToHost, mm),
+                       "download") ||
+                !check("sync", cudaEventRecord(sl.done, mm), "cudaEventRecord"))
+              break;
+            sl.busy = true;
+          }
         }
       }
       for (int s = 0; ok && s < lead; ++s) {  // the lead panels' B rows went up from pb
@@ -478,7 +603,28 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
       if (ok && lead == 0) check("sync", cudaStreamWaitEvent(mm, slots[0].done, 0), "cudaStreamWaitEvent");
     }
   }
-  for (int t = first_tile; ok && t < panels * row_blocks; ++t) {
+  // The region's next panel goes down through region slot (panel % 2), whose previous panel is
+  // copied out first: one beside each later panel's product, the rest after the last.
+  int next_region = 0;
+  auto region_download = [&] {
+    Slot& rs = region_slots[next_region % 2];
+    retire(rs);
+    if (!ok) return false;
+    const int j0 = next_region * nb, cols = std::min(nb, n - j0);
+    rs.j = next_region;
+    rs.i0 = 0;
+    rs.mb = m;
+    if (!check("copy", cudaMemcpyAsync(rs.pc.get(), static_cast<unsigned char*>(c_region.get()) + size_t(j0) * m * es,
+                                       size_t(m) * cols * es, cudaMemcpyDeviceToHost, rs.stream),
+               "download") ||
+        !check("sync", cudaEventRecord(rs.done, rs.stream), "cudaEventRecord"))
+      return false;
+    rs.busy = true;
+    ++next_region;
+    return true;
+  };
+  if (!ok || region_done == nullptr) region = 0;  // (a region that did not run has nothing to send)
+  for (int t = std::max(first_tile, region); ok && t < panels * row_blocks; ++t) {
     Slot& s = slots[t % 2];
     const int j = t / row_blocks, i0 = (t % row_blocks) * mb, rows = std::min(mb, m - i0);
     const int j0 = j * nb, cols = std::min(nb, n - j0);
@@ -538,6 +684,13 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
         !check("sync", cudaEventRecord(s.done, s.stream), "cudaEventRecord"))
       break;
     s.busy = true;
+    if (next_region < region && !region_download()) break;
+  }
+  while (ok && next_region < region && region_download()) {
+  }
+  for (Slot& s : region_slots) {
+    if (ok) retire(s);
+    if (s.stream) cudaStreamSynchronize(s.stream);  // (before c_region goes, on another stream)
   }
   for (Slot& s : slots) {
     if (ok) retire(s);
@@ -551,12 +704,16 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
     s.c.release();
   }
   a_all.release();
+  c_region.release();
+  for (DeviceBuffer& b : b_rows) b.release();
   for (Slot& s : slots)
     if (s.stream) cudaStreamSynchronize(s.stream);  // (also: no upload still reads a_stage)
   if (verbose())
-    log_line(strformat("%s pipeline on GPU %d: m=%d n=%d k=%d in %d panel(s) of %d columns x %d row block(s); "
+    log_line(strformat("%s pipeline on GPU %d: m=%d n=%d k=%d in %d panel(s) of %d columns x %d row block(s)%s; "
                        "%.2f ms: pinned buffers %.2f, host copies in %.2f, out %.2f, waiting for the GPU %.2f%s",
-                       p.name, dev, m, n, k, panels, nb, row_blocks, clock.total(), clock.pin, clock.in, clock.out,
+                       p.name, dev, m, n, k, panels, nb, row_blocks,
+                       region > 0 ? strformat(", the first %d k-outer", region).c_str() : "", clock.total(), clock.pin,
+                       clock.in, clock.out,
                        clock.wait,
                        feed ? strformat(", staging or waiting for the shared A %.2f", clock.feed).c_str() : ""));
   if (!ok) discard_streams(dev);  // idle now; a failed call leaves nothing behind for the next

@@ -57,6 +57,16 @@ struct PipelineGemm {
   int a_cols() const { return ta == Op::N ? k : m; }
 };
 
+// The device-memory budget of a pipelined call on the current GPU: 80% of its free memory, or
+// less under MYBLAS_GPU_MEMORY_BUDGET (bytes; tests use it to reach row blocks, several chunks
+// of A and panels with small matrices).
+size_t pipeline_memory_budget();
+
+// How deep (in k) a chunk of op(A) (m x k, es bytes an element) is when it goes up in pieces:
+// about 32 MB, less under a small budget, at least four chunks from 32 MB of A on; k when it
+// goes in one piece. The pipeline and a split call's shared upload use the same chunks.
+int pipeline_a_chunk(int m, int k, size_t es, size_t budget);
+
 // Runs p (B and C in host memory, A too unless a_given; alpha != 0 and k > 0) on the current
 // GPU. Returns false when it failed; *unfinished then lists the tiles of C it has not written
 // (every other tile holds its final result), so the caller can compute exactly those elsewhere.

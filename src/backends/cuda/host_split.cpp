@@ -156,14 +156,11 @@ class SharedA {
   void prepare(const PipelineGemm& p, const std::vector<int>& devices) {
     p_ = p;
     const size_t es = p.es, bytes = size_t(p.a_rows()) * size_t(p.a_cols()) * es;
-    // About 32 MB of op(A) per chunk, at least four chunks from 32 MB on (as the pipeline's own).
-    size_t chunk_bytes = size_t(32) << 20;
-    if (bytes >= chunk_bytes) chunk_bytes = std::min(chunk_bytes, std::max(bytes / 4, size_t(4) << 20));
-    kc_ = std::min(p.k, int(std::max<size_t>(1, chunk_bytes / (size_t(p.m) * es))));
-    if (kc_ >= 128 && kc_ < p.k) kc_ = kc_ / 64 * 64;
-    chunks_ = (p.k + kc_ - 1) / kc_;
     int saved = -1;
     if (cudaGetDevice(&saved) != cudaSuccess) return;
+    // The pipeline's own chunks, under the calling thread's GPU's budget.
+    kc_ = pipeline_a_chunk(p.m, p.k, es, pipeline_memory_budget());
+    chunks_ = (p.k + kc_ - 1) / kc_;
     const size_t g_count = devices.size();
     devices_ = devices;
     bufs_.assign(g_count, nullptr);
