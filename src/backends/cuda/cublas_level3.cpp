@@ -84,6 +84,7 @@ bool pipelined(const BlasProblem& p, void* fn, std::string* why) {
   pg.ldc = p.ldc;
   pg.beta_zero = p.beta.zero();
   pg.split_k_lead = true;  // the first panels' products start while A is still arriving
+  pg.complex = is_complex(p.type);
   pg.multiply = [&p, fn](cudaStream_t stream, int device, int rows, int cols, int depth, bool use_beta, const void* a,
                          int lda, const void* b, int ldb, void* c, std::string* tile_why) {
     cublasHandle_t h = cublas_handle(device, stream, math_mode(p.type), tile_why);

@@ -367,15 +367,17 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
   // A split call's shared A (a_feed) arrives the same way, chunk by chunk, staged by the first
   // block's pipeline and waited for by the others.
   const AFeed* feed = a_given ? p.a_feed : nullptr;
-  // The region: in a split call's blocks and in large calls, the lead panels are not enough to
-  // keep the GPU busy while A arrives (SGEMM 16384 over two GPUs: 47-65 ms of a block's 142-152
-  // waited for the shared A, the block's product being 82 ms). There the first `region` panels
-  // (about half of the columns) are multiplied k-outer instead, C_region (+)= op(A)[:, chunk]
-  // op(B)[chunk, region], with op(B)'s rows for each chunk through two small rotating buffers
-  // (kc x region columns, host and device) instead of full-depth panels; C_region stays on the
-  // GPU and goes down panel by panel, one beside each later panel's product (its own two pinned
-  // buffers and the third stream), once A is complete and the other panels run as before.
+  // The region: where the lead panels' product is shorter than A's upload, they cannot keep the
+  // GPU busy while A arrives (SGEMM 16384 over two GPUs: 47-65 ms of a block's 142-152 waited for
+  // the shared A, the block's product being 82 ms). There the first `region` panels (about half
+  // of the columns) are multiplied k-outer instead, C_region (+)= op(A)[:, step] op(B)[step,
+  // region] in steps of about 1024 of k (a few chunks of A: shallower steps would read and write
+  // C_region more than they multiply), with op(B)'s rows for each step through two rotating
+  // buffers (host and device) instead of full-depth panels; C_region stays on the GPU and goes
+  // down panel by panel, one beside each later panel's product (its own two pinned buffers and
+  // the third stream), once A is complete and the other panels run as before.
   int region = 0;                     // panels
+  int region_depth = 0;               // k per step: a multiple of the chunk depth
   cudaEvent_t region_done = nullptr;  // the region's last product
   DeviceBuffer c_region, b_rows[2];
   Pinned b_rows_pin[2];
@@ -386,10 +388,18 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
     // the slots' `staged` events, free until the main loop.
     const cudaEvent_t chunk_up[2] = {slots[0].staged, slots[1].staged};
     const int kc = feed ? std::max(1, std::min(feed->kc, k)) : pipeline_a_chunk(m, k, es, budget);
-    // A region of half the panels when A comes in several chunks and there are at least four
-    // panels, in a split call's block or when A takes 512 MB (less under a small budget, so that
-    // the tests reach it), and when its buffers fit beside the slots' (else: the lead panels).
-    if (p.split_k_lead && kc < k && panels >= 4 && (feed || a_bytes >= std::min(size_t(512) << 20, budget / 8))) {
+    // A region of half the panels when A comes in several chunks, there are at least four
+    // panels, the lead panels' product at 50 TFLOP/s would take less time than A's upload at
+    // 40 GB/s (a model of the H100 and H200 hosts measured: 40-60 GB/s of staging, 50-65
+    // TFLOP/s of cuBLAS S/DGEMM; SGEMM 16384 on one GPU, whose lead panels cover A, measured
+    // 5% slower with a region, DGEMM 16384 10% faster, both split over two GPUs 5-6% faster),
+    // in a split call's block or when A takes 512 MB (less under a small budget, so that the
+    // tests reach it), and when its buffers fit beside the slots' (else: the lead panels).
+    const double lead_flops = 2.0 * (p.complex ? 4 : 1) * m * std::min(n, 2 * nb) * double(k);
+    if (p.split_k_lead && kc < k && panels >= 4 && lead_flops / 50e12 < double(a_bytes) / 40e9 &&
+        (feed || a_bytes >= std::min(size_t(512) << 20, budget / 8))) {
+      region_depth = std::min(k, kc * ((1024 + kc - 1) / kc));
+      const size_t kr = size_t(region_depth);
       const size_t used = 2 * (size_t(k) + size_t(m)) * size_t(nb) * es + (feed ? 0 : a_bytes);
       const size_t room = budget > used ? budget - used : 0;
       auto cols_of = [&](int r) { return size_t(std::min(n, r * nb)); };
@@ -397,8 +407,8 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
       // Pinned: the B rows' two buffers and two C panels, within one and a half times a slot's
       // share (with the slots' two and a split call's A stages, the call's pinned buffers stay
       // within its share of the cache, so that they stay cached between calls).
-      while (region >= 2 && ((size_t(m) + 2 * size_t(kc)) * cols_of(region) * es > room ||
-                             (2 * size_t(kc) * cols_of(region) + 2 * size_t(m) * size_t(nb)) * es > pin_share / 2 * 3))
+      while (region >= 2 && ((size_t(m) + 2 * kr) * cols_of(region) * es > room ||
+                             (2 * kr * cols_of(region) + 2 * size_t(m) * size_t(nb)) * es > pin_share / 2 * 3))
         --region;
       if (region < 2) region = 0;
       if (region > 0) {
@@ -408,8 +418,8 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
         clock.time(clock.pin, [&] {
           got = c_region.allocate(size_t(m) * nr * es, up) == cudaSuccess;
           for (int b = 0; got && b < 2; ++b)
-            got = b_rows[b].allocate(size_t(kc) * nr * es, up) == cudaSuccess &&
-                  b_rows_pin[b].acquire(size_t(kc) * nr * es) == cudaSuccess &&
+            got = b_rows[b].allocate(size_t(region_depth) * nr * es, up) == cudaSuccess &&
+                  b_rows_pin[b].acquire(size_t(region_depth) * nr * es) == cudaSuccess &&
                   region_slots[b].pc.acquire(size_t(m) * size_t(nb) * es) == cudaSuccess;
         });
         if (!got) {
@@ -443,8 +453,7 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
       unsigned char* a_dev = feed ? static_cast<unsigned char*>(const_cast<void*>(p.a))
                                   : static_cast<unsigned char*>(a_all.get());
       const int64_t a_ld_dev = feed ? p.lda : (p.ta == Op::N ? m : k);
-      // Chunk i's pinned buffers (of A, and the region's B rows) are free again: their uploads
-      // (chunk i - 2's) are done.
+      // Chunk i's pinned buffer of A is free again: its upload (chunk i - 2's) is done.
       auto wait_chunk_buffers = [&](int b) {
         bool done = true;
         clock.time(clock.wait, [&] { done = check("sync", cudaEventSynchronize(chunk_up[b]), "uploading A"); });
@@ -477,7 +486,7 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
       if (region > 0) {
         const int nr = std::min(n, region * nb);
         unsigned char* cr = static_cast<unsigned char*>(c_region.get());
-        // While the region runs, the third stream's two events mark each chunk's product done
+        // While the region runs, the third stream's two events mark each step's product done
         // (its device B rows can be refilled); the region's downloads take them over afterwards.
         const cudaEvent_t product_done[2] = {streams->done[2], streams->staged[2]};
         // beta != 0: the region's C goes up first, panel by panel through the slots' C buffers.
@@ -497,30 +506,40 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
               !check("sync", cudaEventRecord(sl.done, up), "cudaEventRecord"))
             break;
         }
-        for (int k0 = 0, i = 0; ok && k0 < k; k0 += kc, ++i) {
-          const int b = i % 2, kl = std::min(kc, k - k0);
-          if (i >= 2 && !wait_chunk_buffers(b)) break;
-          if (!queue_a_chunk(i, k0, kl)) break;
+        // The slots' `done` events mark each step's B rows uploaded (their pinned buffer can be
+        // refilled); recorded after the region's C uploads on the same stream, they also cover those.
+        const cudaEvent_t rows_up[2] = {slots[0].done, slots[1].done};
+        for (int k0 = 0, i = 0, step = 0; ok && k0 < k; k0 += region_depth, ++step) {
+          const int sb = step % 2, kl = std::min(region_depth, k - k0);
+          for (int c0 = k0; ok && c0 < k0 + kl; c0 += kc, ++i) {  // the step's chunks of A
+            if (i >= 2 && !feed && !wait_chunk_buffers(i % 2)) break;
+            if (!queue_a_chunk(i, c0, std::min(kc, k - c0))) break;
+            check("sync", cudaEventRecord(chunk_up[i % 2], up), "cudaEventRecord");
+          }
+          if (!ok) break;
+          bool free_rows = true;
+          if (step >= 2) clock.time(clock.wait, [&] { free_rows = check("sync", cudaEventSynchronize(rows_up[sb]), "upload"); });
+          if (!free_rows) break;
           // op(B)'s rows [k0, k0 + kl) of the region's columns: N: kl x nr, pitch kl; T: nr x kl,
           // pitch nr.
           clock.time(clock.in, [&] {
             if (p.tb == Op::N)
-              host_copy(b_rows_pin[b].get(), kl, b_src + size_t(k0) * es, p.ldb, kl, nr, es);
+              host_copy(b_rows_pin[sb].get(), kl, b_src + size_t(k0) * es, p.ldb, kl, nr, es);
             else
-              host_copy(b_rows_pin[b].get(), nr, b_src + size_t(k0) * size_t(p.ldb) * es, p.ldb, nr, kl, es);
+              host_copy(b_rows_pin[sb].get(), nr, b_src + size_t(k0) * size_t(p.ldb) * es, p.ldb, nr, kl, es);
           });
-          if ((i >= 2 && !check("sync", cudaStreamWaitEvent(up, product_done[b], 0), "cudaStreamWaitEvent")) ||
-              !check("copy", cudaMemcpyAsync(b_rows[b].get(), b_rows_pin[b].get(), size_t(kl) * nr * es,
+          if ((step >= 2 && !check("sync", cudaStreamWaitEvent(up, product_done[sb], 0), "cudaStreamWaitEvent")) ||
+              !check("copy", cudaMemcpyAsync(b_rows[sb].get(), b_rows_pin[sb].get(), size_t(kl) * nr * es,
                                              cudaMemcpyHostToDevice, up),
                      "upload") ||
-              !check("sync", cudaEventRecord(chunk_up[b], up), "cudaEventRecord") ||
-              !check("sync", cudaStreamWaitEvent(mm, chunk_up[b], 0), "cudaStreamWaitEvent"))
+              !check("sync", cudaEventRecord(rows_up[sb], up), "cudaEventRecord") ||
+              !check("sync", cudaStreamWaitEvent(mm, rows_up[sb], 0), "cudaStreamWaitEvent"))
             break;
-          const unsigned char* a_chunk = a_dev + (p.ta == Op::N ? size_t(k0) * size_t(a_ld_dev) : size_t(k0)) * es;
-          if (!multiply(mm, m, nr, kl, k0 == 0, a_chunk, int(a_ld_dev), b_rows[b].get(), p.tb == Op::N ? kl : nr, cr) ||
-              !check("sync", cudaEventRecord(product_done[b], mm), "cudaEventRecord"))
+          const unsigned char* a_step = a_dev + (p.ta == Op::N ? size_t(k0) * size_t(a_ld_dev) : size_t(k0)) * es;
+          if (!multiply(mm, m, nr, kl, k0 == 0, a_step, int(a_ld_dev), b_rows[sb].get(), p.tb == Op::N ? kl : nr, cr) ||
+              !check("sync", cudaEventRecord(product_done[sb], mm), "cudaEventRecord"))
             break;
-          region_done = product_done[b];
+          region_done = product_done[sb];
         }
         // The slots' C buffers were upload sources; the main loop refills them on the host.
         for (Slot& sl : slots)

@@ -47,6 +47,7 @@ struct PipelineGemm {
   const AFeed* a_feed = nullptr;  // with a_given: A still arriving, chunk by chunk (else all there)
   bool beta_zero = false;     // C is written unread
   bool split_k_lead = false;  // the first panels may be split along k (measured for SGEMM only)
+  bool complex = false;       // complex elements (four real multiply-adds per element product)
   // Queues C_tile := alpha op(A_tile) op(B_tile) + beta' C_tile on `stream` of `device`, with
   // beta' = beta when use_beta, else 1 (the later k-chunks of a split panel); C_tile is
   // rows x cols with leading dimension rows. False, with *why, when the GPU refused.
