@@ -17,7 +17,7 @@
 #   bench/results/h200-batched-small-<date> /tmp/r/device_*.csv   (the .md table, with the copy floor)
 #
 # Steps (each with its own time limit; none starts after 165 s, so all end by 235 s):
-#   test_kernels.txt        test_batched_kernels: both rungs called directly, S and H, n = 16, 32
+#   test_kernels.txt        test_batched_kernels: every rung called directly, S and H, n = 16, 32
 #   test_iface_<b>.txt      test_interface_batch's Device cases under MYBLAS_BACKEND=kernels, auto
 #   device_auto.{txt,csv}   bench_batched --device, S, H, C, Z at n = 16, 32, 64: the copy floor,
 #                           raw cuBLAS, the library's strided and pointer-array forms (as the table

@@ -1,10 +1,11 @@
-// The batched square kernel's rungs (src/kernels/batched/gemm_square_smem.cu, gemm_square_staged.cu,
-// hgemm_square_mma.cu for H) called directly: their refusals (on the CPU, in CI), and on a GPU, each rung against a loop of
-// products in double: nine groups of one size (two launches: eight groups a launch), strided and
-// listed groups together, counts that leave the last block partly empty (1 up to several blocks,
-// off multiples of the products per block), leading dimensions and strides that rule out 16-byte
-// accesses, a misaligned base, both transposes, beta 0 (NaN in C) and not, S and H; and the
-// scaling kernel of the alpha == 0 groups.
+// The batched square kernel's rungs (src/kernels/batched/gemm_square_smem.cu, gemm_square_staged.cu
+// with gemm_square_prefetch, hgemm_square_mma.cu for H) called directly: their refusals (on the
+// CPU, in CI), and on a GPU, each rung against a loop of products in double: nine groups of one
+// size (two launches: eight groups a launch), strided and listed groups together, counts that
+// leave the last block partly empty (off multiples of the products per block; one large enough
+// that persistent blocks loop over several sets), leading dimensions and strides that rule out
+// 16-byte accesses, a misaligned base, both transposes, beta 0 (NaN in C) and not, S and H; and
+// the scaling kernel of the alpha == 0 groups.
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -73,8 +74,10 @@ struct GroupData {
 template <class T>
 void run_case(int n, myblas::SquareKernel kernel, std::mt19937_64& rng) {
   SCOPED_TRACE(myblas::square_kernel_name(kernel));
-  // Products per group: off every multiple of the products per block (8 at n = 16, 4 at n = 32).
-  const int64_t counts[9] = {1, 3, 5, 7, 9, 13, 33, 2 + int64_t(rng() % 23), 37};
+  // Products per group: off every multiple of the products per block (8 at n = 16, 4 at n = 32);
+  // 6001 so that gemm_square_prefetch's blocks (as many as the device holds: 4 an SM at n = 16,
+  // 2 at n = 32) loop over several sets, crossing from one group to the next.
+  const int64_t counts[9] = {1, 3, 5, 7, 9, 13, 6001, 2 + int64_t(rng() % 23), 37};
   std::vector<GroupData<T>> gd(9);
   for (size_t i = 0; i < gd.size(); ++i) {
     GroupData<T>& d = gd[i];
@@ -163,7 +166,8 @@ TEST(BatchedSquare, DeviceFp32) {
   std::string why;
   if (!kernel_test::have_gpu(&why)) GTEST_SKIP() << why;
   std::mt19937_64 rng(mbtest::test_seed());
-  for (myblas::SquareKernel k : {myblas::SquareKernel::smem, myblas::SquareKernel::staged}) {
+  for (myblas::SquareKernel k :
+       {myblas::SquareKernel::smem, myblas::SquareKernel::staged, myblas::SquareKernel::prefetch}) {
     run_case<float>(16, k, rng);
     run_case<float>(32, k, rng);
   }
@@ -173,7 +177,8 @@ TEST(BatchedSquare, DeviceFp16) {
   std::string why;
   if (!kernel_test::have_gpu(&why)) GTEST_SKIP() << why;
   std::mt19937_64 rng(mbtest::test_seed());
-  for (myblas::SquareKernel k : {myblas::SquareKernel::smem, myblas::SquareKernel::staged, myblas::SquareKernel::mma}) {
+  for (myblas::SquareKernel k : {myblas::SquareKernel::smem, myblas::SquareKernel::staged,
+                                 myblas::SquareKernel::prefetch, myblas::SquareKernel::mma}) {
     run_case<__half>(16, k, rng);
     run_case<__half>(32, k, rng);
   }

@@ -169,9 +169,13 @@ cudaError_t batched_square_run(Dtype type, const BatchGroup* groups, const void*
   for (int i = 1; i < group_count; ++i)
     if (groups[i].n != n) return cudaErrorInvalidValue;
   using namespace square;
-  const bool staged = kernel != SquareKernel::smem;
   if (type == Dtype::h && kernel == SquareKernel::mma)
     return (n == 16 ? run_mma_h<16> : run_mma_h<32>)(groups, dev_lists, group_count, s);
+  if (kernel == SquareKernel::prefetch) {
+    if (type == Dtype::s) return (n == 16 ? run_prefetch<float, 16> : run_prefetch<float, 32>)(groups, dev_lists, group_count, s);
+    return (n == 16 ? run_prefetch<__half, 16> : run_prefetch<__half, 32>)(groups, dev_lists, group_count, s);
+  }
+  const bool staged = kernel != SquareKernel::smem;
   if (type == Dtype::s) {
     if (n == 16) return (staged ? run_staged<float, 16> : run_smem<float, 16>)(groups, dev_lists, group_count, s);
     return (staged ? run_staged<float, 32> : run_smem<float, 32>)(groups, dev_lists, group_count, s);

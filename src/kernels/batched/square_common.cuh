@@ -120,6 +120,8 @@ template <class T, int N>
 cudaError_t run_smem(const BatchGroup* groups, const void* const* const* dev_lists, int count, cudaStream_t s);
 template <class T, int N>
 cudaError_t run_staged(const BatchGroup* groups, const void* const* const* dev_lists, int count, cudaStream_t s);
+template <class T, int N>
+cudaError_t run_prefetch(const BatchGroup* groups, const void* const* const* dev_lists, int count, cudaStream_t s);
 template <int N>
 cudaError_t run_mma_h(const BatchGroup* groups, const void* const* const* dev_lists, int count, cudaStream_t s);
 
