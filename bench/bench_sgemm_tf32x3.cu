@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "dispatch/tf32x3_rule.h"
 #include "kernels/sgemm_tc.h"
 #include "myblas.h"
 
@@ -424,7 +425,7 @@ void speed(FILE* csv) {
     auto A = [&](int t) { return buf + per * t; };
     auto B = [&](int t) { return buf + per * t + size_t(ar) * ac; };
     auto C = [&](int t) { return buf + per * t + size_t(ar) * ac + size_t(br) * bc; };
-    const bool mode_on_shape = std::min(s.m, s.n) >= 1024 && s.k >= 256 && double(s.m) * s.n * s.k >= 3.2e9;
+    const bool mode_on_shape = myblas::tf32x3_shape_gains(s.m, s.n, s.k);
     // Verify first: NaN-filled C, beta 0, the mode against cuBLAS FP32.
     std::vector<float> h0(size_t(s.m) * s.n), h1(h0.size());
     cublas_fp32(s.ta, s.tb, s.m, s.n, s.k, 1.f, A(0), ar, B(0), br, 0.f, C(0), s.m);

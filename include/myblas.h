@@ -1236,12 +1236,13 @@ void *myblas_get_stream(void);
  *                           without this call).
  *   MYBLAS_SGEMM_TF32X3     on the tensor cores by the 3xTF32 split: each operand is split
  *                           into two TF32 parts and three TF32 products are summed, their
- *                           partial sums moved out of the tensor cores every 32 terms, for
+ *                           partial sums moved out of the tensor cores every 64 terms, for
  *                           calls with device operands and shapes where it measured faster
- *                           (m, n >= 1024, k >= 256, m*n*k >= 3.2e9: 1.4-1.6x FP32 SGEMM at
- *                           4096^3 and 8192^3 on the H100); other calls as FP32. Measured
- *                           error: median and largest within 2x FP32 SGEMM's from k = 64 up
- *                           (mostly below it), up to 3.3x at k = 16 (docs/sgemm-precision.md).
+ *                           (m, n >= 1024 with k >= 1024, or k >= 256 and m*n*k >= 3.2e9:
+ *                           1.8-1.9x FP32 SGEMM at 4096^3 and 8192^3, 1.5x at 2048^3 and 1.1x
+ *                           at 1024^3 on the H200); other calls as FP32. Measured error:
+ *                           median and largest within 2x FP32 SGEMM's from k = 64 up (mostly
+ *                           below it), up to 5x at k = 16 (docs/sgemm-precision.md).
  *                           Calls whose operands hold Inf, NaN or magnitudes the split cannot
  *                           represent exactly, or that run where the kernel cannot (no sm_90a),
  *                           get the FP32 path's result bitwise.

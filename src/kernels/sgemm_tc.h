@@ -91,8 +91,13 @@ constexpr int kTf32x3Kernels = 6;
 const char* tf32x3_kernel_name(Tf32x3Kernel kernel);   // "p32", "p32-ordered", ...
 bool tf32x3_kernel_parse(const char* name, Tf32x3Kernel* kernel);  // false (kernel untouched): unknown name
 int tf32x3_kernel_promote_terms(Tf32x3Kernel kernel);  // 32 or 64
-// The variant the mode runs: MYBLAS_SGEMM_TF32X3_KERNEL (a name above, read once), else p32.
-// *unknown is set to the variable's value when it names no variant (p32 runs).
+// The variant the mode runs: MYBLAS_SGEMM_TF32X3_KERNEL (a name above, read once), else
+// kTf32x3DefaultKernel. *unknown is set to the variable's value when it names no variant (the
+// default runs). The default is p64_ordered, the fastest variant measured (H200: its mode 1.77-1.93x
+// cublasSgemm at 4096^3 in the four transposes against p32's 1.66-1.80x, 1.93x at 8192^3 as p32;
+// bench/results/h200-sgemm-tf32x3-variants-2026-11-28/), with the p64 variants' error (2 of 21
+// accuracy cases over twice FP32's against p32's 3).
+constexpr Tf32x3Kernel kTf32x3DefaultKernel = Tf32x3Kernel::p64_ordered;
 Tf32x3Kernel tf32x3_kernel_from_env(std::string* unknown);
 
 // Split-K: with splits > 1 the product's k-blocks are divided into that many slices, each run as
@@ -109,7 +114,7 @@ size_t tf32x3_splitk_work_floats(int m, int n, int splits);
 // product can be queued before the host has read them (k3 must then be 3k).
 cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float* a3, const float* b3, int64_t ld3,
                                  float beta, float* c, int64_t ldc, cudaStream_t s,
-                                 Tf32x3Kernel kernel = Tf32x3Kernel::p32, int splits = 1, float* work = nullptr,
+                                 Tf32x3Kernel kernel = kTf32x3DefaultKernel, int splits = 1, float* work = nullptr,
                                  const Tf32x3Stats* device_stats = nullptr);
 
 }  // namespace myblas

@@ -28,6 +28,7 @@
 
 #include "common/data.h"
 #include "common/reference.h"
+#include "dispatch/tf32x3_rule.h"
 #include "kernels/sgemm_tc.h"
 #include "kernels/sgemm_tc/schedule.h"
 #include "myblas.h"
@@ -88,7 +89,56 @@ TEST(Tf32x3Schedule, VariantNamesRoundTrip) {
   EXPECT_FALSE(myblas::tf32x3_kernel_parse("", &k));
   EXPECT_FALSE(myblas::tf32x3_kernel_parse(nullptr, &k));
   EXPECT_EQ(k, myblas::Tf32x3Kernel::p64);  // untouched by failed parses
-  EXPECT_STREQ(myblas::tf32x3_kernel_name(myblas::Tf32x3Kernel::p32), "p32");  // the mode's default
+  EXPECT_STREQ(myblas::tf32x3_kernel_name(myblas::Tf32x3Kernel::p32), "p32");
+}
+
+// MYBLAS_SGEMM_TF32X3_KERNEL: unset or empty gives the measured default, p64-ordered; a name
+// gives its variant; an unknown name gives the default and is reported back.
+TEST(Tf32x3Schedule, KernelFromEnvironmentDefaultsToP64Ordered) {
+  const char* saved = std::getenv("MYBLAS_SGEMM_TF32X3_KERNEL");
+  const std::string keep = saved ? saved : "";
+  std::string unknown;
+  unsetenv("MYBLAS_SGEMM_TF32X3_KERNEL");
+  EXPECT_EQ(myblas::tf32x3_kernel_from_env(&unknown), myblas::Tf32x3Kernel::p64_ordered);
+  EXPECT_EQ(myblas::kTf32x3DefaultKernel, myblas::Tf32x3Kernel::p64_ordered);
+  setenv("MYBLAS_SGEMM_TF32X3_KERNEL", "", 1);
+  EXPECT_EQ(myblas::tf32x3_kernel_from_env(&unknown), myblas::Tf32x3Kernel::p64_ordered);
+  EXPECT_TRUE(unknown.empty());
+  setenv("MYBLAS_SGEMM_TF32X3_KERNEL", "p32", 1);
+  EXPECT_EQ(myblas::tf32x3_kernel_from_env(&unknown), myblas::Tf32x3Kernel::p32);
+  EXPECT_TRUE(unknown.empty());
+  setenv("MYBLAS_SGEMM_TF32X3_KERNEL", "p48", 1);
+  EXPECT_EQ(myblas::tf32x3_kernel_from_env(&unknown), myblas::Tf32x3Kernel::p64_ordered);
+  EXPECT_EQ(unknown, "p48");
+  if (saved)
+    setenv("MYBLAS_SGEMM_TF32X3_KERNEL", keep.c_str(), 1);
+  else
+    unsetenv("MYBLAS_SGEMM_TF32X3_KERNEL");
+}
+
+// The shapes tf32x3 takes (dispatch/tf32x3_rule.h), at and beside each measured boundary.
+TEST(Tf32x3Schedule, ShapeRuleTakesTheMeasuredGains) {
+  using myblas::tf32x3_shape_gains;
+  // Measured faster than cublasSgemm (H200 with split-K; H100 for 4096^2 x 256 and 1536^3).
+  EXPECT_TRUE(tf32x3_shape_gains(1024, 1024, 1024));
+  EXPECT_TRUE(tf32x3_shape_gains(2048, 2048, 2048));
+  EXPECT_TRUE(tf32x3_shape_gains(4096, 4096, 4096));
+  EXPECT_TRUE(tf32x3_shape_gains(8192, 8192, 8192));
+  EXPECT_TRUE(tf32x3_shape_gains(1536, 1536, 1536));
+  EXPECT_TRUE(tf32x3_shape_gains(4096, 4096, 256));
+  EXPECT_TRUE(tf32x3_shape_gains(1024, 1024, 16384));
+  // Measured slower, or beside a boundary.
+  EXPECT_FALSE(tf32x3_shape_gains(1023, 1024, 1024));
+  EXPECT_FALSE(tf32x3_shape_gains(1024, 1023, 1024));
+  EXPECT_FALSE(tf32x3_shape_gains(1024, 1024, 1023));  // k < 1024 and 1.07e9 < 3.2e9
+  EXPECT_FALSE(tf32x3_shape_gains(2048, 2048, 512));   // H100: 0.91x
+  EXPECT_FALSE(tf32x3_shape_gains(4096, 512, 4096));   // H100: 0.98x
+  EXPECT_FALSE(tf32x3_shape_gains(256, 4096, 4096));   // H100: 0.49x
+  EXPECT_FALSE(tf32x3_shape_gains(8192, 8192, 255));
+  EXPECT_FALSE(tf32x3_shape_gains(8192, 8192, 64));
+  EXPECT_TRUE(tf32x3_shape_gains(4096, 3200, 256));    // 3.36e9
+  EXPECT_FALSE(tf32x3_shape_gains(4096, 3000, 256));   // 3.15e9
+  EXPECT_FALSE(tf32x3_shape_gains(0, 0, 0));
 }
 
 TEST(Tf32x3Schedule, ChunksCoverEveryStageOnceAndBlocksEveryTile) {

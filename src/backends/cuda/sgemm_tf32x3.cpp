@@ -11,6 +11,7 @@
 
 #include "backends/cuda/cuda_runtime.h"
 #include "core/log.h"
+#include "dispatch/tf32x3_rule.h"
 #include "kernels/sgemm_tc.h"
 
 namespace myblas {
@@ -116,15 +117,16 @@ Tf32x3Kernel product_kernel() {
   return kernel;
 }
 
-// MYBLAS_SGEMM_TF32X3_SPLITK=auto: the product splits k where its tiles leave multiprocessors idle
-// (tf32x3_splitk_choose); unset or off: never (read once).
+// MYBLAS_SGEMM_TF32X3_SPLITK: unset or auto, the product splits k where its tiles leave
+// multiprocessors idle (tf32x3_splitk_choose; H200 with p64-ordered: 1024^3 1.08x cublasSgemm
+// with 2 slices against 0.84x without, 2048^3 1.48x with 3 against 1.36x); off: never (read once).
 bool splitk_auto() {
   static const bool on = [] {
     const char* v = std::getenv("MYBLAS_SGEMM_TF32X3_SPLITK");
-    if (!v || !*v || !std::strcmp(v, "off")) return false;
-    if (!std::strcmp(v, "auto")) return true;
-    warn_once("sgemm-tf32x3-splitk", std::string("unknown MYBLAS_SGEMM_TF32X3_SPLITK '") + v + "'; using off");
-    return false;
+    if (!v || !*v || !std::strcmp(v, "auto")) return true;
+    if (!std::strcmp(v, "off")) return false;
+    warn_once("sgemm-tf32x3-splitk", std::string("unknown MYBLAS_SGEMM_TF32X3_SPLITK '") + v + "'; using auto");
+    return true;
   }();
   return on;
 }
@@ -132,7 +134,10 @@ bool splitk_auto() {
 // MYBLAS_SGEMM_TF32X3_STATS=overlap: the product is queued right after the split and checks the
 // statistics itself (tf32x3_refuse_rule on the device: a refused call writes nothing), while the
 // host waits only for their copy, not between the split and the product; unset or wait: the host
-// reads them before launching the product (read once).
+// reads them before launching the product (read once). Not the default: on the H200 with the
+// default kernel, overlap changed the mode's speed by -1.5% to +2.6% at 4096^3 and 8192^3
+// (within the spread of one run) and was 7% slower at 1024^3 with split-K; with wait, C is
+// touched only after the host has accepted the statistics.
 bool stats_overlap() {
   static const bool on = [] {
     const char* v = std::getenv("MYBLAS_SGEMM_TF32X3_STATS");
@@ -166,13 +171,10 @@ bool sgemm_tc_applies(const GemmProblem& p) {
   const SgemmPrecision mode = sgemm_precision();
   if (mode == SgemmPrecision::fp32) return false;
   if (mode == SgemmPrecision::tf32x3_all) return true;
-  // Where the mode measured faster than FP32 SGEMM on the H100 (bench/results/h100-sgemm-tf32x3-*:
-  // 4096^3 1.48-1.62x, 8192^3 1.37-1.40x, 1536^3 1.34x, 4096^2 x 256 1.29x, 2048^3 1.03x; losing at
-  // 1024^3 0.70x, 4096 x 512 x 4096 0.98x, 2048^2 x 512 0.91x, 256 x 4096 x 4096 0.49x). Host
-  // arrays stay FP32: through the pipeline each tile would wait on the host for its split's
+  // Host arrays stay FP32: through the pipeline each tile would wait on the host for its split's
   // statistics, which took away the overlap of copies and products (8192^3 end to end 34.4 ms
-  // against FP32's 27.2, measured with the cuBLAS product).
-  return p.any_device() && std::min(p.m, p.n) >= 1024 && p.k >= 256 && double(p.m) * p.n * p.k >= 3.2e9;
+  // against FP32's 27.2 on the H100, measured with the cuBLAS product).
+  return p.any_device() && tf32x3_shape_gains(p.m, p.n, p.k);
 }
 
 bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {

@@ -462,7 +462,7 @@ int tf32x3_kernel_promote_terms(Tf32x3Kernel kernel) {
 }
 
 Tf32x3Kernel tf32x3_kernel_from_env(std::string* unknown) {
-  Tf32x3Kernel k = Tf32x3Kernel::p32;
+  Tf32x3Kernel k = kTf32x3DefaultKernel;
   const char* v = std::getenv("MYBLAS_SGEMM_TF32X3_KERNEL");
   if (v && *v && !tf32x3_kernel_parse(v, &k) && unknown) *unknown = v;
   return k;
