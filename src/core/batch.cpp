@@ -108,16 +108,16 @@ bool blocks_overlap(const void* p1, int64_t rows1, int64_t cols1, int64_t ld1, c
 
 namespace {
 
-// Whether every output's extent starts at or after the end of all extents before it, in call
-// order: then no two outputs meet. This is how pointer arrays into one allocation and strided
-// groups usually come, and it costs one pass over the pointers without allocating or sorting
-// (the sort below took milliseconds of host time for 2^18 products); any other order falls back
-// to the sort.
-bool outputs_in_address_order(const BatchProblem& p) {
+// Whether the outputs of the groups `which` (indices into p.groups), taken in call order, each
+// start at or after the end of all before them: then no two of them meet. This is how pointer
+// arrays into one allocation usually come, and it costs one pass over the pointers without
+// allocating or sorting (the sort below took milliseconds of host time for 2^18 products); any
+// other order falls back to the sort.
+bool outputs_in_address_order(const BatchProblem& p, const size_t* which, size_t groups) {
   intptr_t end = 0;
   bool first = true;
-  for (const BatchGroup& g : p.groups) {
-    if (empty_output(p, g)) continue;
+  for (size_t w = 0; w < groups; ++w) {
+    const BatchGroup& g = p.groups[which[w]];
     for (int64_t i = 0; i < g.count; ++i) {
       const Block b = output_block(p, g, i);
       if (!first && b.start < end) return false;
@@ -128,29 +128,76 @@ bool outputs_in_address_order(const BatchProblem& p) {
   return true;
 }
 
+// The bytes a group's outputs can touch, from its lowest output's start to its highest one's end.
+struct Extent {
+  intptr_t lo, hi;
+  size_t group;
+};
+
 }  // namespace
 
 bool batch_outputs_overlap(const BatchProblem& p) {
   const int64_t es = int64_t(p.elem_size());
-  // A strided group alone: C_i = C_0 + i*stride, so only the shifts j*stride that land inside
-  // C_0's extent can make two of them meet.
-  for (const BatchGroup& g : p.groups) {
-    if (empty_output(p, g) || g.listed()) continue;
-    const Block b0 = output_block(p, g, 0);
-    const int64_t span = int64_t(b0.end() - b0.start), step = (g.stride_c < 0 ? -g.stride_c : g.stride_c) * es;
-    if (g.count > 1 && step == 0) return true;
-    for (int64_t j = 1; j < g.count && j * step < span; ++j) {
-      Block bj = b0;
-      bj.start += intptr_t(j * step);
-      if (overlap(b0, bj)) return true;
-    }
-    if (p.groups.size() == 1) return false;
-  }
-  // Outputs that already come in address order, one after another: no two meet.
-  if (outputs_in_address_order(p)) return false;
-  std::vector<Block> blocks;
-  for (const BatchGroup& g : p.groups) {
+  // Each group alone, and its extent. A strided group: C_i = C_0 + i*stride, so only the shifts
+  // j*stride that land inside C_0's extent can make two of them meet, and its extent is its first
+  // and last outputs'. A listed group: its outputs apart when they come in address order (one
+  // pass, which also gives the extent); else unknown here and left to the sweep.
+  std::vector<Extent> extents;
+  std::vector<char> apart(p.groups.size(), 0);
+  for (size_t gi = 0; gi < p.groups.size(); ++gi) {
+    const BatchGroup& g = p.groups[gi];
     if (empty_output(p, g)) continue;
+    if (!g.listed()) {
+      const Block b0 = output_block(p, g, 0);
+      const int64_t span = int64_t(b0.end() - b0.start), step = (g.stride_c < 0 ? -g.stride_c : g.stride_c) * es;
+      if (g.count > 1 && step == 0) return true;
+      for (int64_t j = 1; j < g.count && j * step < span; ++j) {
+        Block bj = b0;
+        bj.start += intptr_t(j * step);
+        if (overlap(b0, bj)) return true;
+      }
+      const Block bl = output_block(p, g, g.count - 1);
+      extents.push_back({std::min(b0.start, bl.start), std::max(b0.end(), bl.end()), gi});
+      apart[gi] = 1;
+      continue;
+    }
+    apart[gi] = outputs_in_address_order(p, &gi, 1);
+    intptr_t lo = output_block(p, g, 0).start, hi = output_block(p, g, 0).end();
+    if (apart[gi]) {
+      hi = output_block(p, g, g.count - 1).end();
+    } else {
+      for (int64_t i = 1; i < g.count; ++i) {
+        const Block b = output_block(p, g, i);
+        lo = std::min(lo, b.start), hi = std::max(hi, b.end());
+      }
+    }
+    extents.push_back({lo, hi, gi});
+  }
+  // Groups whose extent meets no other group's extent and whose own outputs are apart are
+  // settled: none of their outputs can meet another. Extents that meet form runs in order of
+  // their starts; only the groups of runs of two or more, and the listed groups not known apart,
+  // need their outputs compared one by one (a few groups' extents: no pass over the products of
+  // groups of different allocations, where a grouped call's outputs usually are).
+  std::sort(extents.begin(), extents.end(), [](const Extent& x, const Extent& y) { return x.lo < y.lo; });
+  std::vector<char> involved(p.groups.size(), 0);
+  for (size_t r = 0; r < extents.size();) {
+    size_t e = r + 1;
+    intptr_t hi = extents[r].hi;
+    while (e < extents.size() && extents[e].lo < hi) hi = std::max(hi, extents[e++].hi);
+    for (size_t i = r; i < e; ++i)
+      if (e - r > 1 || !apart[extents[i].group]) involved[extents[i].group] = 1;
+    r = e;
+  }
+  std::vector<size_t> which;
+  for (size_t gi = 0; gi < p.groups.size(); ++gi)
+    if (involved[gi]) which.push_back(gi);
+  if (which.empty()) return false;
+  // Outputs that already come in address order, one after another: no two meet. (One group
+  // left is a listed group known not to.)
+  if (which.size() > 1 && outputs_in_address_order(p, which.data(), which.size())) return false;
+  std::vector<Block> blocks;
+  for (size_t gi : which) {
+    const BatchGroup& g = p.groups[gi];
     for (int64_t i = 0; i < g.count; ++i) blocks.push_back(output_block(p, g, i));
   }
   // Sweep in address order; only blocks whose extents meet are compared element-exactly.

@@ -158,5 +158,76 @@ TEST(BatchCore, OverlapInEveryOrder) {
   EXPECT_FALSE(batch_outputs_overlap(p)) << "two groups apart";
 }
 
+
+// A strided group of `count` 4 x 4 outputs (ldc 8: rows 4..7 of each column unused) from c, C_i
+// `stride` elements apart.
+BatchGroup strided_c(void* c, int64_t stride, int64_t count) {
+  BatchGroup g;
+  g.m = g.n = g.k = 4;
+  g.lda = g.ldb = 4, g.ldc = 8;
+  g.alpha.re = 1;
+  g.count = count;
+  g.a = g.b = c;
+  g.c = c;
+  g.stride_a = g.stride_b = 0, g.stride_c = stride;
+  return g;
+}
+
+// Groups against each other: apart, in any order of the call; extents that meet with outputs
+// interleaved through the padding (apart) or sharing an element; a listed group out of order
+// beside groups it does not reach, with and without two of its own outputs meeting.
+TEST(BatchCore, OverlapBetweenGroups) {
+  std::vector<float> buf(4096);
+  float* f = buf.data();
+  BatchProblem p;
+  p.groups = {strided_c(f + 512, 32, 3), strided_c(f, 32, 3)};
+  EXPECT_FALSE(batch_outputs_overlap(p)) << "the second group below the first, apart";
+  p.groups[1].c = f + 4;
+  p.groups[0].c = f;
+  EXPECT_FALSE(batch_outputs_overlap(p)) << "interleaved through the padding";
+  p.groups[1].c = f + 33;
+  EXPECT_TRUE(batch_outputs_overlap(p)) << "the second group's first output inside the first group's second";
+  p.groups[1].c = f + 64 + 27;
+  EXPECT_TRUE(batch_outputs_overlap(p)) << "the first group's last output meets the second group's first";
+  p.groups[1].c = f + 64 + 28;
+  EXPECT_FALSE(batch_outputs_overlap(p)) << "right after the first group's last output";
+  // Three groups: the first and third meet; the second lies between them in the call and apart.
+  p.groups = {strided_c(f, 32, 2), strided_c(f + 1024, 32, 2), strided_c(f + 32 + 9, 32, 1)};
+  EXPECT_TRUE(batch_outputs_overlap(p)) << "first and third group";
+  p.groups[2].c = f + 32 + 4;
+  EXPECT_FALSE(batch_outputs_overlap(p)) << "first and third group interleaved";
+  // A listed group out of address order, its extent apart from the strided groups'.
+  std::vector<const void*> a(3, f), b(3, f);
+  std::vector<void*> c = {f + 2048 + 64, f + 2048, f + 2048 + 32};
+  p.groups = {strided_c(f, 32, 2), listed(a, b, c, 4), strided_c(f + 3072, 32, 2)};
+  p.groups[1].ldc = 8;
+  EXPECT_FALSE(batch_outputs_overlap(p)) << "listed out of order, apart";
+  c[2] = f + 2048 + 9;
+  EXPECT_TRUE(batch_outputs_overlap(p)) << "listed out of order, two of its own outputs meet";
+  c[2] = f + 3072 + 36;  // between the third group's columns, through the padding
+  EXPECT_FALSE(batch_outputs_overlap(p)) << "listed output interleaved with a strided group's";
+  c[2] = f + 3072 + 33;
+  EXPECT_TRUE(batch_outputs_overlap(p)) << "listed output inside a strided group's";
+  // A strided group's C of stride 0 and more than one product writes one block twice.
+  p.groups = {strided_c(f + 1024, 0, 2), strided_c(f, 32, 2)};
+  EXPECT_TRUE(batch_outputs_overlap(p)) << "stride 0";
+}
+
+// Groups of 2^30 strided products each whose extents do not meet are settled by their extents,
+// in either order of the call: no pass over their products (which, from the products' outputs
+// one by one, would hold 2^31 blocks). The outputs are never dereferenced.
+TEST(BatchCore, OverlapOfLargeGroupsByExtent) {
+  const int64_t count = int64_t(1) << 30;
+  auto* lo = reinterpret_cast<float*>(uintptr_t(1) << 44);
+  auto* hi = reinterpret_cast<float*>(uintptr_t(1) << 45);
+  BatchProblem p;
+  p.groups = {strided_c(hi, 32, count), strided_c(lo, 32, count)};
+  EXPECT_FALSE(batch_outputs_overlap(p)) << "second group below the first";
+  std::swap(p.groups[0], p.groups[1]);
+  EXPECT_FALSE(batch_outputs_overlap(p)) << "in address order";
+  p.groups.push_back(strided_c(hi + (uintptr_t(1) << 40), 0, 2));
+  EXPECT_TRUE(batch_outputs_overlap(p)) << "a third group writing one output twice (stride 0)";
+}
+
 }  // namespace
 }  // namespace myblas
