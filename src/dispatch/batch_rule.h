@@ -61,8 +61,11 @@ inline bool batch_host_gpu_wins(const BatchProblem& p) {
 // the myblas rows beside the raw cuBLAS call); to cuBLAS where the entry has no rung.
 // MYBLAS_BACKEND=kernels takes our kernel at every size it can run: the entry's rung, else the
 // best rung (kSquareForcedKernel).
-// Measured on the H100 (bench/results/h100-batched-2026-11-28.md, gemm_square_smem through the
-// library): S 16: 1.58x cuBLAS, S 32: 0.53x, H 16: 2.71x, H 32: 0.51x.
+// Measured on the H200 (bench/results/h200-batched-small-2026-11-28.md, every rung called directly
+// beside cublas<T>gemmStridedBatched, three processes): S 16: gemm_square_staged 3.07-3.11x cuBLAS
+// (gemm_square_prefetch 2.73-2.78x, gemm_square_smem 1.69-1.72x); S 32: staged 1.06-1.08x (prefetch
+// 0.95-0.97x, smem 0.48x); H 16: hgemm_square_mma 7.30-7.34x (staged 4.52-4.54x); H 32:
+// hgemm_square_mma 1.70-1.72x (staged 1.11x).
 struct SquareChoice {
   Dtype type;
   int64_t n;
@@ -70,10 +73,10 @@ struct SquareChoice {
   SquareKernel kernel;  // the rung, where ours
 };
 inline constexpr SquareChoice kSquareChoices[] = {
-    {Dtype::s, 16, true, SquareKernel::smem},
-    {Dtype::s, 32, false, SquareKernel::smem},
-    {Dtype::h, 16, true, SquareKernel::smem},
-    {Dtype::h, 32, false, SquareKernel::smem},
+    {Dtype::s, 16, true, SquareKernel::staged},
+    {Dtype::s, 32, true, SquareKernel::staged},
+    {Dtype::h, 16, true, SquareKernel::mma},
+    {Dtype::h, 32, true, SquareKernel::mma},
 };
 inline constexpr SquareKernel kSquareForcedKernel = SquareKernel::staged;
 
