@@ -54,6 +54,14 @@ TEST(BatchCore, LongListsAsStrided) {
       EXPECT_TRUE(g.listed());
     }
   }
+  // A long group that only scales C: only C's list is looked at (A's and B's: one in the middle off).
+  auto aa = a;
+  aa[size_t(count / 2)] = nullptr;
+  BatchGroup s = listed(aa, aa, c, n);
+  s.alpha.re = 0;
+  ASSERT_TRUE(listed_as_strided(&s, Family::gemm, sizeof(float)));
+  EXPECT_EQ(s.stride_c, 8);
+  EXPECT_EQ(s.c_at(count - 1, sizeof(float)), c[size_t(count - 1)]);
 }
 
 TEST(BatchCore, ListedAsStrided) {
