@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "core/batch.h"
@@ -235,6 +236,56 @@ TEST(BatchCore, OverlapOfLargeGroupsByExtent) {
   EXPECT_FALSE(batch_outputs_overlap(p)) << "in address order";
   p.groups.push_back(strided_c(hi + (uintptr_t(1) << 40), 0, 2));
   EXPECT_TRUE(batch_outputs_overlap(p)) << "a third group writing one output twice (stride 0)";
+}
+
+
+// Random batches of one to four groups (strided or listed, outputs of random shapes, leading
+// dimensions and places in one buffer) against every pair of outputs compared with
+// blocks_overlap.
+TEST(BatchCore, OverlapAgainstEveryPair) {
+  std::vector<float> buf(1 << 14);
+  std::mt19937 rng(20261128);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int overlapping = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    BatchProblem p;
+    std::vector<std::vector<void*>> cs(4);
+    std::vector<const void*> ab(8, buf.data());
+    const int groups = pick(1, 4);
+    for (int gi = 0; gi < groups; ++gi) {
+      BatchGroup g;
+      g.m = pick(1, 4), g.n = pick(1, 4), g.k = 1;
+      g.lda = g.ldb = 4, g.ldc = g.m + pick(0, 3);
+      g.alpha.re = 1;
+      g.count = pick(1, 6);
+      const int64_t span = (g.n - 1) * g.ldc + g.m;
+      if (pick(0, 1)) {
+        g.c = buf.data() + pick(0, 8000);
+        g.stride_c = pick(0, 1) ? span + pick(0, 3) : pick(1, int(span) + 2);  // apart, or maybe interleaved
+        g.a = g.b = buf.data();
+      } else {
+        const int base = pick(0, 8000);
+        for (int64_t i = 0; i < g.count; ++i) cs[size_t(gi)].push_back(buf.data() + base + pick(0, 60));
+        g.c_list = cs[size_t(gi)].data();
+        g.a_list = g.b_list = ab.data();
+      }
+      p.groups.push_back(g);
+    }
+    std::vector<std::pair<const BatchGroup*, int64_t>> outs;
+    for (const BatchGroup& g : p.groups)
+      for (int64_t i = 0; i < g.count; ++i) outs.push_back({&g, i});
+    bool want = false;
+    for (size_t x = 0; x < outs.size() && !want; ++x)
+      for (size_t y = x + 1; y < outs.size() && !want; ++y) {
+        const BatchGroup &gx = *outs[x].first, &gy = *outs[y].first;
+        want = blocks_overlap(gx.c_at(outs[x].second, 4), gx.m, gx.n, gx.ldc, gy.c_at(outs[y].second, 4), gy.m, gy.n,
+                              gy.ldc, 4);
+      }
+    overlapping += want;
+    ASSERT_EQ(batch_outputs_overlap(p), want) << "trial " << trial << " (seed 20261128), " << groups << " groups";
+  }
+  EXPECT_GT(overlapping, 300) << "too few overlapping batches to test the check";
+  EXPECT_LT(overlapping, 2700) << "too few batches apart to test the check";
 }
 
 }  // namespace
