@@ -195,18 +195,31 @@ void composed(char ta, char tb, int m, int n, int k, float alpha, const float* a
 // check them, then our product. `scratch` as for composed(); `stats` pinned host memory.
 // Returns false (nothing written to C) where the statistics refuse the split.
 // splits > 1: split-K, its slices in scratch after the split operands (splitk_offset floats in).
-int64_t splitk_offset(int m, int n, int k) { return (64 + myblas::tf32x3_ld(k) * (m + n) + 63) / 64 * 64; }
+// (The split operands take at most the larger of the two layouts: the three parts along k, or two.)
+int64_t split_floats(int m, int n, int k) {
+  const auto two = myblas::Tf32x3Kernel::p64_ordered_2part, three = myblas::Tf32x3Kernel::p64_ordered;
+  return std::max(myblas::tf32x3_operand_floats(two, k, m) + myblas::tf32x3_operand_floats(two, k, n),
+                  myblas::tf32x3_operand_floats(three, k, m) + myblas::tf32x3_operand_floats(three, k, n));
+}
+int64_t splitk_offset(int m, int n, int k) { return (64 + split_floats(m, n, k) + 63) / 64 * 64; }
+// The split operands of a variant's layout in `scratch` (after the 64 floats of statistics).
+void variant_operands(myblas::Tf32x3Kernel kernel, char ta, char tb, int m, int n, int k, const float* a, int lda,
+                      const float* b, int ldb, float* scratch, myblas::Tf32x3Operand* oa, myblas::Tf32x3Operand* ob) {
+  oa->src = a; oa->ld = lda; oa->rows = ta == 'N' ? m : k; oa->cols = ta == 'N' ? k : m; oa->k_in_cols = ta == 'N';
+  oa->small_part = 1; oa->dst = scratch + 64;
+  ob->src = b; ob->ld = ldb; ob->rows = tb == 'N' ? k : n; ob->cols = tb == 'N' ? n : k; ob->k_in_cols = tb == 'T';
+  ob->small_part = 2; ob->dst = scratch + 64 + myblas::tf32x3_operand_floats(kernel, k, m);
+  myblas::tf32x3_operand_layout(kernel, k, m, oa);
+  myblas::tf32x3_operand_layout(kernel, k, n, ob);
+}
 // overlap: as MYBLAS_SGEMM_TF32X3_STATS=overlap, the product queued before the statistics are read
 // (it checks them itself), the host waiting for their copy only.
 bool mode_variant(myblas::Tf32x3Kernel kernel, char ta, char tb, int m, int n, int k, float alpha, const float* a,
                   int lda, const float* b, int ldb, float beta, float* c, int ldc, float* scratch,
                   myblas::Tf32x3Stats* stats, int splits = 1, bool overlap = false) {
-  const int64_t ld3 = myblas::tf32x3_ld(k);
   myblas::Tf32x3Operand oa, ob;
-  oa.src = a; oa.ld = lda; oa.rows = ta == 'N' ? m : k; oa.cols = ta == 'N' ? k : m; oa.k_in_cols = ta == 'N';
-  oa.small_part = 1; oa.dst = scratch + 64; oa.ldd = ld3;
-  ob.src = b; ob.ld = ldb; ob.rows = tb == 'N' ? k : n; ob.cols = tb == 'N' ? n : k; ob.k_in_cols = tb == 'T';
-  ob.small_part = 2; ob.dst = scratch + 64 + ld3 * m; ob.ldd = ld3;
+  variant_operands(kernel, ta, tb, m, n, k, a, lda, b, ldb, scratch, &oa, &ob);
+  const int64_t ld3 = oa.ldd;
   myblas::Tf32x3Stats* st = reinterpret_cast<myblas::Tf32x3Stats*>(scratch);
   CK(cudaMemsetAsync(st, 0, sizeof *st, nullptr));
   CK(myblas::tf32x3_split(oa, ob, st, nullptr));
@@ -278,7 +291,7 @@ void accuracy(FILE* csv) {
   double* e = dalloc<double>(max_mn);
   double* d = dalloc<double>(max_mn);
   size_t max_scratch = 0;
-  for (const Case& c : cases) max_scratch = std::max(max_scratch, size_t(myblas::tf32x3_ld(c.k)) * (c.m + c.n) + 64);
+  for (const Case& c : cases) max_scratch = std::max(max_scratch, size_t(split_floats(c.m, c.n, c.k)) + 64);
   float* scratch = dalloc<float>(max_scratch);
   myblas::Tf32x3Stats* hstats = nullptr;
   CK(cudaMallocHost(&hstats, sizeof *hstats));
@@ -532,13 +545,6 @@ void speed_variants(FILE* csv) {
     const int ssets = int(std::max<size_t>(1, (bench::kRotateBytes + sper * 4 - 1) / (sper * 4)));
     float* sbuf = dalloc<float>(sper * ssets);
     auto S = [&](int t) { return sbuf + sper * (t % ssets); };
-    for (int t = 0; t < ssets; ++t) {  // (split every set once: the products below read them)
-      if (!mode_variant(myblas::Tf32x3Kernel::p32, s.ta, s.tb, s.m, s.n, s.k, 1.f, A(t % nsets), ar, B(t % nsets), br,
-                        0.f, C(t % nsets), s.m, S(t), hstats)) {
-        std::printf("the split refused uniform data: %s\n", myblas::tf32x3_refuse(*hstats, s.k));
-        g_failed = true;
-      }
-    }
     auto A3 = [&](int t) { return S(t) + 64; };
     auto B3 = [&](int t) { return S(t) + 64 + ld3 * s.m; };
     // Verify every variant (and the library's mode) against cuBLAS FP32: NaN-filled C, beta 0.
@@ -584,6 +590,13 @@ void speed_variants(FILE* csv) {
     lib_sgemm(s.ta, s.tb, s.m, s.n, s.k, 1.f, A(0), ar, B(0), br, 0.f, C(0), s.m);
     myblas_set_sgemm_precision(MYBLAS_SGEMM_FP32);
     check("library mode");
+    for (int t = 0; t < ssets; ++t) {  // (split every set once, three parts: the products below read them)
+      if (!mode_variant(myblas::Tf32x3Kernel::p32, s.ta, s.tb, s.m, s.n, s.k, 1.f, A(t % nsets), ar, B(t % nsets), br,
+                        0.f, C(t % nsets), s.m, S(t), hstats)) {
+        std::printf("the split refused uniform data: %s\n", myblas::tf32x3_refuse(*hstats, s.k));
+        g_failed = true;
+      }
+    }
 
     const int reps = s.m >= 8192 ? 7 : 15;
     const double fl = 2.0 * s.m * s.n * double(s.k), fl3 = 3 * fl;
@@ -614,11 +627,32 @@ void speed_variants(FILE* csv) {
         },
         nsets, reps);
     double t_prod[kV], t_mode[kV], t_prod_sk[kV] = {}, t_mode_sk[kV] = {}, t_mode_ov[kV], t_mode_sk_ov[kV] = {};
+    // The split alone in the two-part layout (p64-ordered-2part's), where that variant is measured.
+    auto split_sets = [&](myblas::Tf32x3Kernel kv, int i) {
+      myblas::Tf32x3Operand oa, ob;
+      variant_operands(kv, s.ta, s.tb, s.m, s.n, s.k, A(i % nsets), ar, B(i % nsets), br, S(i), &oa, &ob);
+      auto* st = reinterpret_cast<myblas::Tf32x3Stats*>(S(i));
+      CK(cudaMemsetAsync(st, 0, sizeof *st, nullptr));
+      CK(myblas::tf32x3_split(oa, ob, st, nullptr));
+    };
+    double t_split2 = 0;
+    for (const auto kv : g_kernels)
+      if (myblas::tf32x3_kernel_two_parts(kv) && t_split2 == 0)
+        t_split2 = bench::time_calls([&](int i) { split_sets(kv, i); }, nsets, reps);
+    bool sets_two_parts = false;  // the layout the split sets S(t) hold (the product rows read them)
     for (const auto kv : g_kernels) {
       const int v = int(kv);
+      if (myblas::tf32x3_kernel_two_parts(kv) != sets_two_parts) {
+        for (int t = 0; t < ssets; ++t) split_sets(kv, t);
+        CK(cudaDeviceSynchronize());
+        sets_two_parts = !sets_two_parts;
+      }
+      const int64_t pld = myblas::tf32x3_operand_ld(kv, s.k);
+      auto PA = [&](int t) { return S(t) + 64; };
+      auto PB = [&](int t) { return S(t) + 64 + myblas::tf32x3_operand_floats(kv, s.k, s.m); };
       t_prod[v] = bench::time_calls(
           [&](int i) {
-            CK(myblas::tf32x3_wgmma_product(s.m, s.n, 3 * s.k, 1.f, A3(i), B3(i), ld3, 0.f, C(i % nsets), s.m, nullptr,
+            CK(myblas::tf32x3_wgmma_product(s.m, s.n, 3 * s.k, 1.f, PA(i), PB(i), pld, 0.f, C(i % nsets), s.m, nullptr,
                                             kv));
           },
           ssets, reps);
@@ -641,7 +675,7 @@ void speed_variants(FILE* csv) {
             nsets, reps);
         t_prod_sk[v] = bench::time_calls(
             [&](int i) {
-              CK(myblas::tf32x3_wgmma_product(s.m, s.n, 3 * s.k, 1.f, A3(i), B3(i), ld3, 0.f, C(i % nsets), s.m,
+              CK(myblas::tf32x3_wgmma_product(s.m, s.n, 3 * s.k, 1.f, PA(i), PB(i), pld, 0.f, C(i % nsets), s.m,
                                               nullptr, kv, splits, S(i) + splitk_offset(s.m, s.n, s.k)));
             },
             ssets, reps);
@@ -661,8 +695,11 @@ void speed_variants(FILE* csv) {
     row("cublas_tf32_3k_product", t_tf32_3k, fl3);
     row("myblas_tf32x3_library", t_lib, fl);
     row("split_only", t_split, 0);
-    std::printf("%c%c %5d^3 | cublas fp32 %8.1f us | cuBLAS TF32 3k product %8.1f us (%5.1f TF/s) | library mode %8.1f us %5.2fx | split %.1f us\n",
+    if (t_split2 > 0) row("split_only_2part", t_split2, 0);
+    std::printf("%c%c %5d^3 | cublas fp32 %8.1f us | cuBLAS TF32 3k product %8.1f us (%5.1f TF/s) | library mode %8.1f us %5.2fx | split %.1f us",
                 s.ta, s.tb, s.m, t_fp32, t_tf32_3k, fl3 / t_tf32_3k / 1e6, t_lib, t_fp32 / t_lib, t_split);
+    if (t_split2 > 0) std::printf(" (two parts %.1f us)", t_split2);
+    std::printf("\n");
     for (const auto kv : g_kernels) {
       const int v = int(kv);
       const std::string name = myblas::tf32x3_kernel_name(kv);

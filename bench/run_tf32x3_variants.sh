@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The 3xTF32 product kernel's variants on the GPU machine (run through .gpu/run.sh):
-#   bench/run_tf32x3_variants.sh OUT_DIR [BIN_DIR]
+#   [VARIANTS="p64-ordered p64-ordered-2part"] bench/run_tf32x3_variants.sh OUT_DIR [BIN_DIR]
 # BIN_DIR (default .dev-tf32) holds test_sgemm_tf32x3 and bench_sgemm_tf32x3 (libmyblas.so* on
-# LD_LIBRARY_PATH). Steps, each under a time limit so that a variant that hangs costs its limit
+# LD_LIBRARY_PATH). VARIANTS: the variants of steps 2 and 3 (default all seven). Steps, each under a time limit so that a variant that hangs costs its limit
 # and no more:
-# 1. test_sgemm_tf32x3 without the per-variant product tests (the split, the mode's suite with the
-#    default variant, p32-ordered bitwise p32);
+# 1. test_sgemm_tf32x3 without the per-variant product tests (the split in both layouts, the mode's
+#    suite with the default variant, p32-ordered bitwise p32, p64-ordered-2part bitwise
+#    p64-ordered where k is a multiple of 32);
 # 2. per variant: its product called directly against FP64 (odd sizes, edge tiles, a grid that
 #    walks two tiles), then, if that passed, the mode's device and accuracy tests under it
 #    (MYBLAS_SGEMM_TF32X3_KERNEL);
@@ -38,14 +39,14 @@ echo "test_sgemm_tf32x3 (default variant): rc $rc $(verdict "$work/test-default.
 grep -E "bitwise:|^\[  FAILED  \] [A-Za-z]" "$work/test-default.txt" | head -20 >> "$summary"
 
 passed=""
-for v in p32 p32-ordered p32-halves p64 p64-ordered p64-halves; do
+for v in ${VARIANTS:-p32 p32-ordered p32-halves p64 p64-ordered p64-halves p64-ordered-2part}; do
   log=$work/test-$v.txt
   timeout 45 "$bin/test_sgemm_tf32x3" --gtest_filter="AllVariants/Tf32x3ProductVariant.*/${v//-/_}" > "$log" 2>&1
   rc=$?
   line="variant $v: product test rc $rc $(verdict "$log")"
   if [ $rc -eq 0 ] && grep -q '^\[  PASSED  \] 1 test' "$log"; then
     passed="$passed,$v"
-    if [ "$v" != p32 ]; then
+    if [ "$v" != p64-ordered ]; then  # (the default: step 1 ran the mode's tests with it)
       MYBLAS_SGEMM_TF32X3_KERNEL=$v timeout 60 "$bin/test_sgemm_tf32x3" \
           --gtest_filter=SgemmTf32x3Mode.DevicePointers*:SgemmTf32x3Mode.Accuracy* >> "$log" 2>&1
       rc=$?
@@ -57,7 +58,7 @@ for v in p32 p32-ordered p32-halves p64 p64-ordered p64-halves; do
   grep -E "^  (uniform|spread|cancel) |^\[  FAILED  \] [A-Za-z]" "$log" | sed "s/^/    /" >> "$summary"
 done
 
-# Split-K through the library (MYBLAS_SGEMM_TF32X3_SPLITK=auto: the suite's 300 x 257 x 1031,
+# Split-K through the library (MYBLAS_SGEMM_TF32X3_SPLITK=auto, the default: the suite's 300 x 257 x 1031,
 # 127 x 129 x 1031 and accuracy shapes split k), with the default variant; then also with the
 # statistics checked by the product on the device (MYBLAS_SGEMM_TF32X3_STATS=overlap), special
 # values included (a refused call must leave C to the FP32 path).

@@ -26,6 +26,10 @@ namespace myblas {
 // the stored columns (A 'N', B 'T'; the split transposes through shared memory), else along the
 // stored rows (A 'T', B 'N'). small_part: the index (0..2) of the part that holds small(x); the
 // other two hold big(x).
+// part_stride != 0 selects the two-part layout instead (the variant p64_ordered_2part reads it):
+// big(x) as a k x mn matrix at dst and small(x) as another at dst + part_stride, both with
+// leading dimension ldd >= k; the product reads big(x) twice instead of the split writing it
+// twice (small_part is then unused). tf32x3_operand_layout sets ldd and part_stride per variant.
 struct Tf32x3Operand {
   const float* src = nullptr;
   int64_t ld = 1;
@@ -34,6 +38,7 @@ struct Tf32x3Operand {
   int small_part = 1;
   float* dst = nullptr;
   int64_t ldd = 1;
+  int64_t part_stride = 0;
 };
 
 // The leading dimension of the split operands for depth k: 3k rounded up to a multiple of 4, so
@@ -63,7 +68,8 @@ cudaError_t tf32x3_split(const Tf32x3Operand& a, const Tf32x3Operand& b, Tf32x3S
 const char* tf32x3_refuse(const Tf32x3Stats& stats, int k);
 
 // The product of the split operands on our own kernel: C := alpha * A3^T B3 + beta * C, A3 k3 x m
-// and B3 k3 x n (k3 = 3k), k-contiguous with leading dimension ld3, C m x n with ldc; beta == 0
+// and B3 k3 x n (k3 = 3k), k-contiguous with leading dimension ld3 (for p64_ordered_2part: a3 and
+// b3 in the two-part layout, ld3 = tf32x3_operand_ld), C m x n with ldc; beta == 0
 // never reads C. wgmma (sm_90a) fed by the tensor memory accelerator, and, unlike the cuBLAS TF32
 // product, its partial sums leave the tensor cores' accumulators every 32 terms for FP32 registers
 // (round-to-nearest adds): the tensor cores' own FP32 accumulation over thousands of terms made
@@ -86,8 +92,28 @@ const char* tf32x3_wgmma_can_implement(int64_t ld3);
 // p32, p32_ordered and p32_halves do the same arithmetic in the same order (the tensor cores sum
 // each 32 terms, FP32 adds the rest); the p64 variants let the tensor cores sum 64 terms, which kept
 // FP32-level error when emulated through cuBLAS (composed_chunk64 in bench/results/h100-sgemm-tf32x3-*).
-enum class Tf32x3Kernel : int { p32, p32_ordered, p32_halves, p64, p64_ordered, p64_halves };
-constexpr int kTf32x3Kernels = 6;
+// p64_ordered_2part is p64_ordered on the two-part layout (Tf32x3Operand::part_stride): the split
+// writes 2k instead of 3k values per row and column (at 4096^3 268 MB instead of 403), and the
+// producer loads big(A) or small(A), big(B) or small(B) per k-block from the parts; each part's
+// k-blocks are padded to 32 terms (zeros from the copy engine), so for k a multiple of 32 it
+// computes p64_ordered's sums bitwise.
+enum class Tf32x3Kernel : int { p32, p32_ordered, p32_halves, p64, p64_ordered, p64_halves, p64_ordered_2part };
+constexpr int kTf32x3Kernels = 7;
+inline bool tf32x3_kernel_two_parts(Tf32x3Kernel kernel) { return kernel == Tf32x3Kernel::p64_ordered_2part; }
+// The split operands' leading dimension for a variant and depth k (tf32x3_ld, or k rounded up to
+// a multiple of 4 for the two-part layout), the floats one operand of other extent mn takes, and
+// the layout fields of an operand (ldd, part_stride; small_part as the three-part layout needs it
+// is the caller's: 1 for A, 2 for B).
+inline int64_t tf32x3_operand_ld(Tf32x3Kernel kernel, int k) {
+  return tf32x3_kernel_two_parts(kernel) ? (int64_t(k) + 3) / 4 * 4 : tf32x3_ld(k);
+}
+inline int64_t tf32x3_operand_floats(Tf32x3Kernel kernel, int k, int mn) {
+  return tf32x3_operand_ld(kernel, k) * int64_t(mn) * (tf32x3_kernel_two_parts(kernel) ? 2 : 1);
+}
+inline void tf32x3_operand_layout(Tf32x3Kernel kernel, int k, int mn, Tf32x3Operand* o) {
+  o->ldd = tf32x3_operand_ld(kernel, k);
+  o->part_stride = tf32x3_kernel_two_parts(kernel) ? o->ldd * int64_t(mn) : 0;
+}
 const char* tf32x3_kernel_name(Tf32x3Kernel kernel);   // "p32", "p32-ordered", ...
 bool tf32x3_kernel_parse(const char* name, Tf32x3Kernel* kernel);  // false (kernel untouched): unknown name
 int tf32x3_kernel_promote_terms(Tf32x3Kernel kernel);  // 32 or 64

@@ -116,6 +116,31 @@ TEST(Tf32x3Schedule, KernelFromEnvironmentDefaultsToP64Ordered) {
     unsetenv("MYBLAS_SGEMM_TF32X3_KERNEL");
 }
 
+// The split operands' layout per variant: three parts along k (ld = 3k rounded to 4) for all but
+// p64-ordered-2part, whose two k x mn parts lie one after the other (ld = k rounded to 4).
+TEST(Tf32x3Schedule, OperandLayoutPerVariant) {
+  using myblas::Tf32x3Kernel;
+  for (int i = 0; i < myblas::kTf32x3Kernels; ++i) {
+    const auto kv = Tf32x3Kernel(i);
+    EXPECT_EQ(myblas::tf32x3_kernel_two_parts(kv), kv == Tf32x3Kernel::p64_ordered_2part) << i;
+    for (int k : {1, 43, 64, 1031}) {
+      myblas::Tf32x3Operand o;
+      myblas::tf32x3_operand_layout(kv, k, 300, &o);
+      if (myblas::tf32x3_kernel_two_parts(kv)) {
+        EXPECT_EQ(o.ldd, (k + 3) / 4 * 4);
+        EXPECT_EQ(o.part_stride, o.ldd * 300);
+        EXPECT_EQ(myblas::tf32x3_operand_floats(kv, k, 300), 2 * o.ldd * 300);
+      } else {
+        EXPECT_EQ(o.ldd, myblas::tf32x3_ld(k));
+        EXPECT_EQ(o.part_stride, 0);
+        EXPECT_EQ(myblas::tf32x3_operand_floats(kv, k, 300), o.ldd * 300);
+      }
+      EXPECT_EQ(o.ldd % 4, 0);  // (16-byte rows and parts for the copy engine)
+      EXPECT_GE(o.ldd, myblas::tf32x3_kernel_two_parts(kv) ? k : 3 * k);
+    }
+  }
+}
+
 // The shapes tf32x3 takes (dispatch/tf32x3_rule.h), at and beside each measured boundary.
 TEST(Tf32x3Schedule, ShapeRuleTakesTheMeasuredGains) {
   using myblas::tf32x3_shape_gains;
@@ -245,12 +270,15 @@ TEST(Tf32x3Schedule, OrderedTurnsAlternateAndBalance) {
 }
 
 // ---- the split kernel ----
+// Both layouts: three parts along k, and two (big, then small) as p64-ordered-2part reads them.
 TEST(Tf32x3Split, PartsAreTf32AndSumToTheValue) {
   REQUIRE_GPU();
   const uint64_t seed = mbtest::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  for (bool k_in_cols : {true, false}) {
+  for (int layout = 0; layout < 4; ++layout) {
+    const bool k_in_cols = layout % 2 == 0, two_parts = layout >= 2;
+    SCOPED_TRACE(two_parts ? "two parts" : "three parts");
     const int rows = 37, cols = 45, ld = 41;
     std::vector<float> src(size_t(ld) * cols, mbtest::kGuard);
     float max_abs = 0, min_abs = INFINITY;
@@ -262,8 +290,9 @@ TEST(Tf32x3Split, PartsAreTf32AndSumToTheValue) {
         min_abs = std::min(min_abs, std::fabs(v));
       }
     const int k = k_in_cols ? cols : rows, mn = k_in_cols ? rows : cols;
-    const int64_t ldd = myblas::tf32x3_ld(k);
-    const size_t out = size_t(ldd) * mn;
+    const auto kv = two_parts ? myblas::Tf32x3Kernel::p64_ordered_2part : myblas::Tf32x3Kernel::p64_ordered;
+    const int64_t ldd = myblas::tf32x3_operand_ld(kv, k);
+    const size_t out = size_t(myblas::tf32x3_operand_floats(kv, k, mn));
     std::vector<float> zeros(out + 64, 0.f), got(out + 64);
     DevBuf dsrc(src, 0), ddst(zeros, 0);
     myblas::Tf32x3Operand a;
@@ -274,7 +303,7 @@ TEST(Tf32x3Split, PartsAreTf32AndSumToTheValue) {
     a.k_in_cols = k_in_cols;
     a.small_part = k_in_cols ? 1 : 2;
     a.dst = ddst.ptr + 64;
-    a.ldd = ldd;
+    myblas::tf32x3_operand_layout(kv, k, mn, &a);
     myblas::Tf32x3Operand b = a;  // an empty second operand
     b.rows = 0;
     b.cols = 0;
@@ -297,10 +326,18 @@ TEST(Tf32x3Split, PartsAreTf32AndSumToTheValue) {
         const float x = src[size_t(i) + size_t(j) * ld];
         float part[3];
         const int kk = k_in_cols ? j : i, at = k_in_cols ? i : j;
-        for (int t = 0; t < 3; ++t) part[t] = d[size_t(t) * k + size_t(kk) + size_t(at) * size_t(ldd)];
-        const float big = part[a.small_part == 0 ? 1 : 0], small = part[a.small_part];
-        for (int t = 0; t < 3; ++t)
-          if (t != a.small_part) ASSERT_EQ(part[t], big) << "big parts differ at " << i << "," << j;
+        const size_t here = size_t(kk) + size_t(at) * size_t(ldd);
+        float big, small;
+        if (two_parts) {
+          big = d[here];
+          small = d[here + size_t(a.part_stride)];
+        } else {
+          for (int t = 0; t < 3; ++t) part[t] = d[size_t(t) * k + here];
+          big = part[a.small_part == 0 ? 1 : 0];
+          small = part[a.small_part];
+          for (int t = 0; t < 3; ++t)
+            if (t != a.small_part) ASSERT_EQ(part[t], big) << "big parts differ at " << i << "," << j;
+        }
         uint32_t ub, us;
         std::memcpy(&ub, &big, 4);
         std::memcpy(&us, &small, 4);
@@ -320,8 +357,8 @@ std::vector<float> product_case(myblas::Tf32x3Kernel kernel, int m, int n, int k
                                 const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& c0,
                                 int splits = 1) {
   const int ldc = m + 3;
-  const int64_t ld3 = myblas::tf32x3_ld(k);
-  std::vector<float> scratch(size_t(ld3) * (m + n) + 64, 0.f);
+  const int64_t fa = myblas::tf32x3_operand_floats(kernel, k, m), fb = myblas::tf32x3_operand_floats(kernel, k, n);
+  std::vector<float> scratch(size_t(fa + fb) + 64, 0.f);
   DevBuf da(a, 0), db(b, 0), ds(scratch, 0);
   std::vector<float> cin = c0;
   if (beta == 0.f)
@@ -330,15 +367,17 @@ std::vector<float> product_case(myblas::Tf32x3Kernel kernel, int m, int n, int k
   DevBuf dc(cin, 0);
   myblas::Tf32x3Operand oa, ob;
   oa.src = da.ptr; oa.ld = m; oa.rows = m; oa.cols = k; oa.k_in_cols = true; oa.small_part = 1;
-  oa.dst = ds.ptr + 64; oa.ldd = ld3;
+  oa.dst = ds.ptr + 64;
   ob.src = db.ptr; ob.ld = k; ob.rows = k; ob.cols = n; ob.k_in_cols = false; ob.small_part = 2;
-  ob.dst = ds.ptr + 64 + ld3 * m; ob.ldd = ld3;
+  ob.dst = ds.ptr + 64 + fa;
+  myblas::tf32x3_operand_layout(kernel, k, m, &oa);
+  myblas::tf32x3_operand_layout(kernel, k, n, &ob);
   auto* st = reinterpret_cast<myblas::Tf32x3Stats*>(ds.ptr);
   EXPECT_EQ(cudaMemset(st, 0, sizeof *st), cudaSuccess);
   EXPECT_EQ(myblas::tf32x3_split(oa, ob, st, nullptr), cudaSuccess);
   std::vector<float> work_init(myblas::tf32x3_splitk_work_floats(m, n, splits) + 1, NAN);  // (fully overwritten)
   DevBuf dw(work_init, 0);
-  EXPECT_EQ(myblas::tf32x3_wgmma_product(m, n, 3 * k, alpha, oa.dst, ob.dst, ld3, beta, dc.ptr, ldc, nullptr, kernel,
+  EXPECT_EQ(myblas::tf32x3_wgmma_product(m, n, 3 * k, alpha, oa.dst, ob.dst, oa.ldd, beta, dc.ptr, ldc, nullptr, kernel,
                                          splits, splits > 1 ? dw.ptr : nullptr),
             cudaSuccess);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -452,6 +491,36 @@ TEST(Tf32x3Product, OrderedP32GivesP32Bitwise) {
                h64 = run(Tf32x3Kernel::p64_halves) == p64;
     std::printf("  %dx%dx%d bitwise: p32-halves %s p32, p64-ordered %s p64, p64-halves %s p64\n", d.m, d.n, d.k,
                 h32 ? "==" : "!=", o64 ? "==" : "!=", h64 ? "==" : "!=");
+  }
+}
+
+// The two-part layout holds the same values at the same k-blocks as the three-part one where k is
+// a multiple of 32 (no part's last k-block is padded): p64-ordered-2part then gives p64-ordered's
+// bits, with split-K too. Elsewhere its padded k-blocks change where chunks end: the proven bound
+// only (the variant's own test).
+TEST(Tf32x3Product, TwoPartsGiveP64OrderedBitwiseWhereKIsWhole) {
+  REQUIRE_GPU();
+  std::string why;
+  if (!product_available(&why)) GTEST_SKIP() << why;
+  const uint64_t seed = mbtest::test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  using myblas::Tf32x3Kernel;
+  // (96: 9 k-blocks, a short last chunk and parts that end mid-chunk; 1500 x 700: blocks walk two
+  // tiles; 1024: 96 k-blocks.)
+  const int shapes[][3] = {{300, 257, 96}, {1500, 700, 64}, {129, 200, 1024}};
+  for (const auto& sh : shapes) {
+    const int m = sh[0], n = sh[1], k = sh[2], ldc = m + 3;
+    std::vector<float> a(size_t(m) * k), b(size_t(k) * n), c0(size_t(ldc) * n, mbtest::kGuard);
+    for (float& v : a) v = mbtest::uniform(rng);
+    for (float& v : b) v = mbtest::uniform(rng);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) c0[i + size_t(j) * ldc] = mbtest::uniform(rng);
+    for (int splits : {1, 3}) {
+      const std::vector<float> want = product_case(Tf32x3Kernel::p64_ordered, m, n, k, 0.5f, -1.f, a, b, c0, splits);
+      EXPECT_EQ(product_case(Tf32x3Kernel::p64_ordered_2part, m, n, k, 0.5f, -1.f, a, b, c0, splits), want)
+          << m << "x" << n << "x" << k << " split-K " << splits;
+    }
   }
 }
 

@@ -207,12 +207,14 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
   b.cols = p.b_cols();
   b.k_in_cols = p.tb == Op::T;
   b.small_part = 2;
-  const int64_t ld3 = tf32x3_ld(p.k);
-  a.ldd = b.ldd = ld3;
+  const Tf32x3Kernel kernel = product_kernel();
+  tf32x3_operand_layout(kernel, p.k, p.m, &a);  // (three parts along k, or two: the variant's)
+  tf32x3_operand_layout(kernel, p.k, p.n, &b);
+  const int64_t ld3 = a.ldd;
   // Where our product cannot run, the FP32 path keeps the mode's promise. (cuBLAS's TF32 GEMM
   // could take the split operands, but its error grows with k to 20-50x FP32 SGEMM's.)
   if (const char* no = tf32x3_wgmma_can_implement(ld3)) return refuse(no);
-  const size_t a3 = size_t(ld3) * size_t(p.m), b3 = size_t(ld3) * size_t(p.n);
+  const size_t a3 = size_t(tf32x3_operand_floats(kernel, p.k, p.m)), b3 = size_t(tf32x3_operand_floats(kernel, p.k, p.n));
   const size_t a3_bytes = (a3 * 4 + 255) / 256 * 256;
   const size_t b3_bytes = (b3 * 4 + 255) / 256 * 256;
   // Split-K's slices (MYBLAS_SGEMM_TF32X3_SPLITK=auto; kernels/sgemm_tc.h) after B3.
@@ -258,7 +260,7 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
                             "reading the split statistics", why) &&
                   cuda_step(cudaEventRecord(t_scratch.stats_landed, s), "marking the split statistics", why);
     const cudaError_t pe = queued ? tf32x3_wgmma_product(p.m, p.n, k3, p.alpha, a.dst, b.dst, ld3, p.beta,
-                                                         static_cast<float*>(p.c), p.ldc, s, product_kernel(), splits,
+                                                         static_cast<float*>(p.c), p.ldc, s, kernel, splits,
                                                          work, d_stats)
                                   : cudaSuccess;
     if (kept) {  // (whatever was queued reads the scratch)
@@ -290,7 +292,7 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
   }
 
   const cudaError_t pe = tf32x3_wgmma_product(p.m, p.n, k3, p.alpha, a.dst, b.dst, ld3, p.beta,
-                                             static_cast<float*>(p.c), p.ldc, s, product_kernel(), splits, work);
+                                             static_cast<float*>(p.c), p.ldc, s, kernel, splits, work);
   if (kept) {
     kept->used = true;
     kept->last_stream = s;

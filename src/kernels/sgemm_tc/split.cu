@@ -1,6 +1,7 @@
 // The 3xTF32 split (kernels/sgemm_tc.h): one pass over A and B that writes the operands of a
 // single TF32 product of depth 3k, k-contiguous, and gathers the magnitudes that decide whether
-// the split is exact enough. Memory-bound: each element is read once and written three times.
+// the split is exact enough. Memory-bound: each element is read once and written three times
+// (twice in the two-part layout, Tf32x3Operand::part_stride).
 // A block walks 32 x 32 tiles of the stored matrix: loads run down the stored columns (coalesced);
 // where k runs along the stored columns the tile is transposed through shared memory so that the
 // stores run along k, coalesced too. The statistics are reduced per block and reach device memory
@@ -26,6 +27,19 @@ __device__ __forceinline__ float tf32_rn(float x) {
   uint32_t u;
   asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(u) : "f"(x));
   return __uint_as_float(u & 0xffffe000u);
+}
+
+// One element's parts, d pointing at its place in the first part: three parts k apart
+// ([big small big] along k, small at small_part), or big at d and small part_stride further.
+__device__ __forceinline__ void store_parts(const Tf32x3Operand& o, float* d, int k, float big, float small) {
+  if (o.part_stride) {
+    d[0] = big;
+    d[o.part_stride] = small;
+    return;
+  }
+  d[0] = o.small_part == 0 ? small : big;
+  d[k] = o.small_part == 1 ? small : big;
+  d[2 * int64_t(k)] = o.small_part == 2 ? small : big;
 }
 
 __global__ void __launch_bounds__(kTile * kRowsPerPass) tf32x3_split_kernel(Tf32x3Operand a, Tf32x3Operand b,
@@ -60,10 +74,7 @@ __global__ void __launch_bounds__(kTile * kRowsPerPass) tf32x3_split_kernel(Tf32
       for (int p = 0; p < kTile / kRowsPerPass; ++p) {
         const int c = c0 + ty + kRowsPerPass * p;
         if (r >= o.rows || c >= o.cols) continue;
-        float* d = o.dst + r + int64_t(c) * ldd;
-        d[0] = o.small_part == 0 ? small[p] : big[p];
-        d[k] = o.small_part == 1 ? small[p] : big[p];
-        d[2 * int64_t(k)] = o.small_part == 2 ? small[p] : big[p];
+        store_parts(o, o.dst + r + int64_t(c) * ldd, k, big[p], small[p]);
       }
     } else {  // stored mn x k: transpose, so that lanes store consecutive k
       __syncthreads();  // (the previous tile's reads of the shared tiles are done)
@@ -79,10 +90,7 @@ __global__ void __launch_bounds__(kTile * kRowsPerPass) tf32x3_split_kernel(Tf32
         const int mn = r0 + ty + kRowsPerPass * p;
         if (kk >= o.cols || mn >= o.rows) continue;
         const float bg = big_t[tx][ty + kRowsPerPass * p], sm = small_t[tx][ty + kRowsPerPass * p];
-        float* d = o.dst + kk + int64_t(mn) * ldd;
-        d[0] = o.small_part == 0 ? sm : bg;
-        d[k] = o.small_part == 1 ? sm : bg;
-        d[2 * int64_t(k)] = o.small_part == 2 ? sm : bg;
+        store_parts(o, o.dst + kk + int64_t(mn) * ldd, k, bg, sm);
       }
     }
   }

@@ -68,8 +68,13 @@ struct Variant {
   // p32 keeps the 4-stage ring it was measured with; the others hold up to 2 (p64: a 64-term
   // chunk; halves: a chunk and the previous one's) or 4 (p64-halves) stages at once, and take 5.
   static constexpr int kStages = K == Tf32x3Kernel::p32 ? 4 : 5;
-  static constexpr int kPer = (K == Tf32x3Kernel::p64 || K == Tf32x3Kernel::p64_ordered || K == Tf32x3Kernel::p64_halves) ? 2 : 1;
-  static constexpr bool kOrdered = K == Tf32x3Kernel::p32_ordered || K == Tf32x3Kernel::p64_ordered;
+  static constexpr int kPer = (K == Tf32x3Kernel::p64 || K == Tf32x3Kernel::p64_ordered || K == Tf32x3Kernel::p64_halves ||
+                               K == Tf32x3Kernel::p64_ordered_2part) ? 2 : 1;
+  static constexpr bool kOrdered = K == Tf32x3Kernel::p32_ordered || K == Tf32x3Kernel::p64_ordered ||
+                                   K == Tf32x3Kernel::p64_ordered_2part;
+  // The operands in the two-part layout: the producer maps each k-block of the 3k-deep product
+  // to its part (big(A) big(B), small(A) big(B), big(A) small(B)).
+  static constexpr bool kTwoParts = K == Tf32x3Kernel::p64_ordered_2part;
   static constexpr bool kHalves = K == Tf32x3Kernel::p32_halves || K == Tf32x3Kernel::p64_halves;
   static_assert(kPer < kStages, "the ring must hold a chunk and the next one's first stage");
   static_assert(!(kOrdered && kHalves), "no variant both takes turns and splits its columns");
@@ -86,6 +91,7 @@ struct Params {
   float* work;      // splits > 1: the slices' sums, splits x (m x n, leading dimension m)
   int work_vec2;    // the same as vec2, for work
   const Tf32x3Stats* stats;  // non-null: refuse (write nothing) where tf32x3_refuse_rule says so
+  int nkp;          // the two-part layout: k-blocks per part (the product's are 3 nkp)
 };
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -325,7 +331,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   namespace sc = tf32x3_schedule;
   const int tiles = p.tiles_i * p.tiles_j;
   const int units = tiles * p.splits;  // (tile, k-slice) pairs; splits == 1: the tiles
-  const int nk = (p.k3 + kBK - 1) / kBK;
+  const int nk = V::kTwoParts ? 3 * p.nkp : (p.k3 + kBK - 1) / kBK;
 
   if (wg == 0) {  // producer
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
@@ -342,9 +348,16 @@ __global__ void __launch_bounds__(kThreads, 1)
           mbar_wait(empty0 + 8 * r.s, r.phase ^ 1);
           const uint32_t full = full0 + 8 * r.s;
           const uint32_t sb = base + r.s * kStageBytes, sa = sb + kBytesB;
+          int kx = kb * kBK, line_b = tj * kBJ, line_a = ti * kBI;
+          if constexpr (V::kTwoParts) {  // the maps span both parts: lines [0, mn) big, [mn, 2 mn) small
+            const int part = kb / p.nkp;
+            kx = (kb - part * p.nkp) * kBK;
+            if (part == 1) line_a += p.m;  // small(A) big(B)
+            if (part == 2) line_b += p.n;  // big(A) small(B)
+          }
           mbar_expect_tx(full, kStageBytes);
-          tma_load_2d(sb, &tm_b, full, kb * kBK, tj * kBJ);
-          tma_load_2d(sa, &tm_a, full, kb * kBK, ti * kBI);
+          tma_load_2d(sb, &tm_b, full, kx, line_b);
+          tma_load_2d(sa, &tm_a, full, kx, line_a);
           r.next<kStages>();
         }
       }
@@ -432,7 +445,8 @@ cudaError_t launch(const CUtensorMap& tb, const CUtensorMap& ta, const Params& p
   return cudaGetLastError();
 }
 
-constexpr const char* kNames[kTf32x3Kernels] = {"p32", "p32-ordered", "p32-halves", "p64", "p64-ordered", "p64-halves"};
+constexpr const char* kNames[kTf32x3Kernels] = {"p32", "p32-ordered", "p32-halves", "p64", "p64-ordered", "p64-halves",
+                                                 "p64-ordered-2part"};
 }  // namespace
 
 const char* tf32x3_kernel_name(Tf32x3Kernel kernel) {
@@ -455,6 +469,7 @@ int tf32x3_kernel_promote_terms(Tf32x3Kernel kernel) {
     case Tf32x3Kernel::p64:
     case Tf32x3Kernel::p64_ordered:
     case Tf32x3Kernel::p64_halves:
+    case Tf32x3Kernel::p64_ordered_2part:
       return 64;
     default:
       return 32;
@@ -484,12 +499,20 @@ cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float*
                                  float* work, const Tf32x3Stats* device_stats) {
   int sms = 0;
   if (!sm90a_ready(&sms)) return cudaErrorInvalidDeviceFunction;
-  if (splits < 1 || splits > (k3 + kBK - 1) / kBK || (splits > 1 && !work)) return cudaErrorInvalidValue;
+  const bool two_parts = tf32x3_kernel_two_parts(kernel);
+  const int nk = two_parts ? 3 * ((k3 / 3 + kBK - 1) / kBK) : (k3 + kBK - 1) / kBK;
+  if (splits < 1 || splits > nk || (splits > 1 && !work)) return cudaErrorInvalidValue;
   if (device_stats && k3 % 3) return cudaErrorInvalidValue;
   if (reinterpret_cast<uintptr_t>(a3) % 16 || reinterpret_cast<uintptr_t>(b3) % 16 || ld3 % 4)
     return cudaErrorInvalidValue;  // (TMA's alignment rules)
   CUtensorMap tb, ta;
-  if (!make_map(&tb, b3, k3, n, ld3, kBJ) || !make_map(&ta, a3, k3, m, ld3, kBI)) return cudaErrorInvalidValue;
+  if (two_parts) {  // (each part k deep: the copy engine zero-fills a part's last k-block past k)
+    if (k3 % 3 || int64_t(n) * 2 > INT32_MAX || int64_t(m) * 2 > INT32_MAX) return cudaErrorInvalidValue;
+    if (!make_map(&tb, b3, k3 / 3, 2 * n, ld3, kBJ) || !make_map(&ta, a3, k3 / 3, 2 * m, ld3, kBI))
+      return cudaErrorInvalidValue;
+  } else if (!make_map(&tb, b3, k3, n, ld3, kBJ) || !make_map(&ta, a3, k3, m, ld3, kBI)) {
+    return cudaErrorInvalidValue;
+  }
   Params p;
   p.c = c;
   p.ldc = ldc;
@@ -505,6 +528,7 @@ cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float*
   p.work = work;
   p.work_vec2 = reinterpret_cast<uintptr_t>(work) % 8 == 0 && m % 2 == 0;
   p.stats = device_stats;
+  p.nkp = two_parts ? (k3 / 3 + kBK - 1) / kBK : 0;
   const int64_t units = int64_t(p.tiles_i) * p.tiles_j * splits;
   if (units > INT32_MAX) return cudaErrorInvalidValue;
   const int grid = int(units < sms ? units : sms);
@@ -516,6 +540,7 @@ cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float*
     case Tf32x3Kernel::p64: e = launch<Tf32x3Kernel::p64>(tb, ta, p, grid, s); break;
     case Tf32x3Kernel::p64_ordered: e = launch<Tf32x3Kernel::p64_ordered>(tb, ta, p, grid, s); break;
     case Tf32x3Kernel::p64_halves: e = launch<Tf32x3Kernel::p64_halves>(tb, ta, p, grid, s); break;
+    case Tf32x3Kernel::p64_ordered_2part: e = launch<Tf32x3Kernel::p64_ordered_2part>(tb, ta, p, grid, s); break;
   }
   if (e != cudaSuccess || splits == 1) return e;
   const int64_t mn = int64_t(m) * n;
