@@ -2,7 +2,8 @@
 # The 3xTF32 product kernel's variants on the GPU machine (run through .gpu/run.sh):
 #   [VARIANTS="p64-ordered p64-ordered-2part"] bench/run_tf32x3_variants.sh OUT_DIR [BIN_DIR]
 # BIN_DIR (default .dev-tf32) holds test_sgemm_tf32x3 and bench_sgemm_tf32x3 (libmyblas.so* on
-# LD_LIBRARY_PATH). VARIANTS: the variants of steps 2 and 3 (default all seven). Steps, each under a time limit so that a variant that hangs costs its limit
+# LD_LIBRARY_PATH), and optionally test_interface_sgemm. VARIANTS: the variants of steps 2 and 3
+# (default all seven). Steps, each under a time limit so that a variant that hangs costs its limit
 # and no more:
 # 1. test_sgemm_tf32x3 without the per-variant product tests (the split in both layouts, the mode's
 #    suite with the default variant, p32-ordered bitwise p32, p64-ordered-2part bitwise
@@ -12,6 +13,7 @@
 #    (MYBLAS_SGEMM_TF32X3_KERNEL);
 #    The mode's tests once more with split-K on (MYBLAS_SGEMM_TF32X3_SPLITK=auto), with and
 #    without the statistics checked on the device (MYBLAS_SGEMM_TF32X3_STATS=overlap);
+#    The SGEMM interface suite under MYBLAS_SGEMM_PRECISION=tf32x3-all, where BIN_DIR has it;
 # 3. bench_sgemm_tf32x3 --variants over the variants that passed 2: special values, the accuracy
 #    table with each variant, speed at 1024^3-8192^3 NN and 4096^3 TN/NT/TT beside cublasSgemm
 #    and cuBLAS TF32, with split-K where it applies (1024^3, 2048^3) and the statistics overlapped.
@@ -71,6 +73,17 @@ for stats in wait overlap; do
   echo "split-K auto, statistics $stats, mode tests: rc $rc $(verdict "$log"); calls that split k: $(grep -c 'split-K' "$log"), checked on the device: $(grep -c 'checked on the device' "$log") [$(elapsed)]" >> "$summary"
   grep -E "^  (uniform|spread|cancel) |^\[  FAILED  \] [A-Za-z]" "$log" | sed "s/^/    /" >> "$summary"
 done
+
+# The SGEMM interface suite with the split on every GPU call (MYBLAS_SGEMM_PRECISION=tf32x3-all,
+# host arrays through the pipeline) under the defaults, where BIN_DIR holds test_interface_sgemm.
+if [ -x "$bin/test_interface_sgemm" ]; then
+  log=$work/test-interface-tf32x3-all.txt
+  MYBLAS_BACKEND=cublas MYBLAS_SGEMM_PRECISION=tf32x3-all timeout 40 "$bin/test_interface_sgemm" > "$log" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] || status=1
+  echo "test_interface_sgemm under tf32x3-all: rc $rc $(verdict "$log") [$(elapsed)]" >> "$summary"
+  grep -E "^\[  FAILED  \] [A-Za-z]" "$log" | head -10 | sed "s/^/    /" >> "$summary"
+fi
 
 passed=${passed#,}
 if [ -n "$passed" ]; then
