@@ -134,6 +134,31 @@ void locate(const ProgramBreakArea& heap, const void* p, Mem* mem, int* dev, int
   if (*mem != Mem::host && *run_dev < 0) *run_dev = *dev;
 }
 
+// One operand of a call for locate_operands: its address (nullptr: not read by this call) and
+// where its memory kind and device go.
+struct Operand {
+  const void* p;
+  Mem* mem;
+  int* dev;
+};
+
+// Locates a call's operands in a process with a usable GPU, in the order given; returns the device
+// a GPU path runs on (the first device operand's), -1 when all are host memory. Operands in the
+// program-break heap are host memory whatever the CUDA state, so when every operand is there
+// nothing is asked of the driver, not even whether a context exists (while a GPU process has
+// none, that is one or two driver calls on every call). Otherwise, without a context every operand
+// is host memory, and with one each operand outside the heap is classified by the driver.
+int locate_operands(std::initializer_list<Operand> operands) {
+  const ProgramBreakArea heap = program_break_area();
+  bool all_in_heap = true;
+  for (const Operand& o : operands) all_in_heap = all_in_heap && (!o.p || heap.contains(o.p));
+  int run_dev = -1;
+  if (all_in_heap || !device_memory_possible()) return run_dev;
+  for (const Operand& o : operands)
+    if (o.p) locate(heap, o.p, o.mem, o.dev, &run_dev);
+  return run_dev;
+}
+
 // Runs the chosen path; a GPU failure is completed on the CPU with one warning per cause.
 // Each path tried is an NVTX range inside the call's ("cublas", "kernels:<kernel>", "cpu").
 template <typename Problem, typename Gpu>
@@ -277,15 +302,11 @@ __attribute__((noinline)) static void run_gemm_routed(GemmProblem& p) {
                         op_char(p.tb), p.m, p.n, p.k, double(p.beta));
   MYBLAS_STAGE_BEGIN();
   const bool gpu = gpu_available();
-  if (gpu && device_memory_possible()) {  // (no CUDA context yet: every operand is host memory)
-    int run_dev = -1;
-    const ProgramBreakArea heap = program_break_area();
-    locate(heap, p.c, &p.mem_c, &p.dev_c, &run_dev);
-    if (!p.scale_only()) {  // alpha == 0 or k == 0: A and B are never touched
-      locate(heap, p.a, &p.mem_a, &p.dev_a, &run_dev);
-      locate(heap, p.b, &p.mem_b, &p.dev_b, &run_dev);
-    }
-    p.device = run_dev;
+  if (gpu) {
+    const bool ab = !p.scale_only();  // alpha == 0 or k == 0: A and B are never touched
+    p.device = locate_operands({{p.c, &p.mem_c, &p.dev_c},
+                                {ab ? p.a : nullptr, &p.mem_a, &p.dev_a},
+                                {ab ? p.b : nullptr, &p.mem_b, &p.dev_b}});
   }
   MYBLAS_STAGE(kStageLocate);
   // Host-array SGEMM that the rules send to the CPU with a GPU present (MYBLAS_BACKEND=cpu; auto
@@ -448,15 +469,11 @@ __attribute__((noinline)) static void run_blas_routed(BlasProblem& p) {
   const CallRange range("%s %c%c%c%c%c %lldx%lldx%lld", routine_name(r), p.side, p.uplo, p.ta, p.tb, p.diag,
                         (long long)p.m, (long long)p.n, (long long)p.k);
   const bool gpu = gpu_available();
-  if (gpu && device_memory_possible()) {
-    int run_dev = -1;
-    const ProgramBreakArea heap = program_break_area();
-    locate(heap, p.c, &p.mem_c, &p.dev_c, &run_dev);
-    if (!p.scale_only()) {
-      locate(heap, p.a, &p.mem_a, &p.dev_a, &run_dev);
-      if (p.reads_b()) locate(heap, p.b, &p.mem_b, &p.dev_b, &run_dev);
-    }
-    p.device = run_dev;
+  if (gpu) {
+    const bool ab = !p.scale_only();
+    p.device = locate_operands({{p.c, &p.mem_c, &p.dev_c},
+                                {ab ? p.a : nullptr, &p.mem_a, &p.dev_a},
+                                {ab && p.reads_b() ? p.b : nullptr, &p.mem_b, &p.dev_b}});
   }
   MYBLAS_STAGE(kStageLocate);
   // Host-array GEMM and GEMV (D, C, Z) that the rules send to the CPU with a GPU present (without
@@ -545,15 +562,11 @@ __attribute__((noinline)) static void run_gemv_routed(GemvProblem& p) {
   const CallRange range("sgemv %c %dx%d beta=%g", op_char(p.ta), p.m, p.n, double(p.beta));
   MYBLAS_STAGE_BEGIN();
   const bool gpu = gpu_available();
-  if (gpu && device_memory_possible()) {
-    int run_dev = -1;
-    const ProgramBreakArea heap = program_break_area();
-    locate(heap, p.y, &p.mem_y, &p.dev_y, &run_dev);
-    if (!p.scale_only()) {
-      locate(heap, p.a, &p.mem_a, &p.dev_a, &run_dev);
-      locate(heap, p.x, &p.mem_x, &p.dev_x, &run_dev);
-    }
-    p.device = run_dev;
+  if (gpu) {
+    const bool ax = !p.scale_only();
+    p.device = locate_operands({{p.y, &p.mem_y, &p.dev_y},
+                                {ax ? p.a : nullptr, &p.mem_a, &p.dev_a},
+                                {ax ? p.x : nullptr, &p.mem_x, &p.dev_x}});
   }
   MYBLAS_STAGE(kStageLocate);
   // Host arrays that the rules send to the CPU whatever the shape with a GPU present
