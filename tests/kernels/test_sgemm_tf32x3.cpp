@@ -141,6 +141,44 @@ TEST(Tf32x3Schedule, OperandLayoutPerVariant) {
   }
 }
 
+// The two-part producer's k-blocks against the three-part layout's, term by term: each k-block's
+// 32 terms as (A's part, B's part, k index), zero padding left out. Every k must give each
+// index's three terms (big big, small big, big small) once; where k is a multiple of 32 every
+// k-block must hold the same terms in the same order as in the three-part layout (the bitwise
+// claim), and otherwise only the padding may differ.
+TEST(Tf32x3Schedule, TwoPartBlocksHoldTheThreePartTerms) {
+  namespace sc = myblas::tf32x3_schedule;
+  struct Term {
+    bool a_small, b_small;
+    int kk;
+    bool operator==(const Term& o) const { return a_small == o.a_small && b_small == o.b_small && kk == o.kk; }
+  };
+  for (int k = 1; k <= 200; ++k) {
+    const int nkp = (k + 31) / 32, nk3 = (3 * k + 31) / 32;
+    std::vector<std::vector<Term>> two(3 * nkp), three(nk3);
+    for (int kb = 0; kb < 3 * nkp; ++kb) {
+      const sc::TwoPartBlock q = sc::two_part_block(kb, nkp);
+      ASSERT_GE(q.block, 0);
+      ASSERT_LT(q.block, nkp);
+      for (int e = 0; e < 32; ++e)
+        if (q.block * 32 + e < k) two[kb].push_back({q.a_small, q.b_small, q.block * 32 + e});
+    }
+    for (int kb = 0; kb < nk3; ++kb)
+      for (int e = 0; e < 32; ++e) {
+        const int idx = kb * 32 + e, t = idx / k;  // A3 = [big small big], B3 = [big; big; small]
+        if (idx < 3 * k) three[kb].push_back({t == 1, t == 2, idx % k});
+      }
+    std::vector<int> seen(size_t(3) * k, 0);
+    for (const auto& blk : two)
+      for (const Term& t : blk) ++seen[size_t(t.kk) * 3 + (t.a_small ? 1 : t.b_small ? 2 : 0)];
+    for (int i = 0; i < 3 * k; ++i) ASSERT_EQ(seen[size_t(i)], 1) << "k " << k << " term " << i;
+    if (k % 32 == 0) {
+      ASSERT_EQ(two.size(), three.size()) << k;
+      for (size_t kb = 0; kb < two.size(); ++kb) EXPECT_TRUE(two[kb] == three[kb]) << "k " << k << " block " << kb;
+    }
+  }
+}
+
 // The shapes tf32x3 takes (dispatch/tf32x3_rule.h), at and beside each measured boundary.
 TEST(Tf32x3Schedule, ShapeRuleTakesTheMeasuredGains) {
   using myblas::tf32x3_shape_gains;

@@ -25,6 +25,19 @@ TF32X3_HD int block_tiles(int tiles, int block, int grid) { return block < tiles
 // covers k-blocks [slice_begin(s), slice_begin(s + 1)), within one of each other in length.
 TF32X3_HD int slice_begin(int nk, int splits, int s) { return int((long long)nk * s / splits); }
 
+// The two-part layout (p64_ordered_2part): k-block kb of the 3k-deep product, nkp k-blocks per
+// part, is k-block `block` of the parts named by a_small and b_small (false: big(x), true:
+// small(x)): the first nkp blocks multiply big(A) big(B), the next small(A) big(B), the last
+// big(A) small(B), the order of the three-part layout's [big small big] x [big; big; small].
+struct TwoPartBlock {
+  int block;
+  bool a_small, b_small;
+};
+TF32X3_HD TwoPartBlock two_part_block(int kb, int nkp) {
+  const int term = kb / nkp;
+  return TwoPartBlock{kb - term * nkp, term == 1, term == 2};
+}
+
 // The ordered variants' turns: both consumers walk the same chunks, and each waits for its turn
 // on its own named barrier before issuing a chunk's wgmmas, then signals the other's barrier.
 // Consumer 1 signals once before its first chunk (consumer 0's first turn) and consumer 0 waits

@@ -350,10 +350,10 @@ __global__ void __launch_bounds__(kThreads, 1)
           const uint32_t sb = base + r.s * kStageBytes, sa = sb + kBytesB;
           int kx = kb * kBK, line_b = tj * kBJ, line_a = ti * kBI;
           if constexpr (V::kTwoParts) {  // the maps span both parts: lines [0, mn) big, [mn, 2 mn) small
-            const int part = kb / p.nkp;
-            kx = (kb - part * p.nkp) * kBK;
-            if (part == 1) line_a += p.m;  // small(A) big(B)
-            if (part == 2) line_b += p.n;  // big(A) small(B)
+            const sc::TwoPartBlock q = sc::two_part_block(kb, p.nkp);
+            kx = q.block * kBK;
+            if (q.a_small) line_a += p.m;
+            if (q.b_small) line_b += p.n;
           }
           mbar_expect_tx(full, kStageBytes);
           tma_load_2d(sb, &tm_b, full, kx, line_b);
