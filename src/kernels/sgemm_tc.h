@@ -97,9 +97,18 @@ const char* tf32x3_wgmma_can_implement(int64_t ld3);
 // producer loads big(A) or small(A), big(B) or small(B) per k-block from the parts; each part's
 // k-blocks are padded to 32 terms (zeros from the copy engine), so for k a multiple of 32 it
 // computes p64_ordered's sums bitwise.
-enum class Tf32x3Kernel : int { p32, p32_ordered, p32_halves, p64, p64_ordered, p64_halves, p64_ordered_2part };
-constexpr int kTf32x3Kernels = 7;
+// p64_ordered_fused reads A and B as stored, with no split pass: the copy engine loads 32-deep
+// FP32 blocks of both into shared memory, the producer warpgroup splits each element there into
+// the big and small TF32 tiles the wgmmas read (transposing the operands that arrive with m or n
+// contiguous into the K-major layout TF32 wgmma needs) and gathers the split's statistics, and
+// each block feeds three product k-blocks, big(A) big(B), small(A) big(B), big(A) small(B),
+// promoted every 64 terms with the consumers taking turns as p64_ordered. It takes the operands,
+// not a split (tf32x3_fused_product; tf32x3_wgmma_product refuses it).
+enum class Tf32x3Kernel : int { p32, p32_ordered, p32_halves, p64, p64_ordered, p64_halves, p64_ordered_2part,
+                                p64_ordered_fused };
+constexpr int kTf32x3Kernels = 8;
 inline bool tf32x3_kernel_two_parts(Tf32x3Kernel kernel) { return kernel == Tf32x3Kernel::p64_ordered_2part; }
+inline bool tf32x3_kernel_fused(Tf32x3Kernel kernel) { return kernel == Tf32x3Kernel::p64_ordered_fused; }
 // The split operands' leading dimension for a variant and depth k (tf32x3_ld, or k rounded up to
 // a multiple of 4 for the two-part layout), the floats one operand of other extent mn takes, and
 // the layout fields of an operand (ldd, part_stride; small_part as the three-part layout needs it
@@ -138,6 +147,20 @@ size_t tf32x3_splitk_work_floats(int m, int n, int splits);
 // device_stats (optional): the split's statistics in device memory, checked by the product itself
 // with tf32x3_refuse's rule before it touches C (a refused call writes nothing), so that the
 // product can be queued before the host has read them (k3 must then be 3k).
+// The fused variant (p64_ordered_fused) on the operands as stored: C := alpha op(A) op(B) + beta C,
+// op(A) m x k, op(B) k x n, A and B column-major with lda and ldb; a_k_in_cols: k runs along A's
+// stored columns (A 'N'), b_k_in_cols: along B's (B 'T'). Every unit of work writes its sums to
+// `work` (splits x m x n floats, leading dimension m; splits >= 1) and gathers the statistics of
+// the split into *stats (device memory, zeroed by the caller on the same stream, as for
+// tf32x3_split); a last pass adds the slices and applies alpha and beta unless tf32x3_refuse's
+// rule refuses those statistics, in which case C is left untouched (the caller reads *stats and
+// runs the FP32 path). tf32x3_fused_can_implement: nullptr when the operands can be read so
+// (the copy engine needs A and B 16-byte aligned with lda and ldb multiples of 4), else why
+// not; those calls keep the split pass (tf32x3_split and tf32x3_wgmma_product).
+const char* tf32x3_fused_can_implement(uintptr_t a, int64_t lda, uintptr_t b, int64_t ldb);
+cudaError_t tf32x3_fused_product(int m, int n, int k, float alpha, const float* a, int64_t lda, bool a_k_in_cols,
+                                 const float* b, int64_t ldb, bool b_k_in_cols, float beta, float* c, int64_t ldc,
+                                 cudaStream_t s, int splits, float* work, Tf32x3Stats* stats);
 cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float* a3, const float* b3, int64_t ld3,
                                  float beta, float* c, int64_t ldc, cudaStream_t s,
                                  Tf32x3Kernel kernel = kTf32x3DefaultKernel, int splits = 1, float* work = nullptr,

@@ -179,6 +179,56 @@ TEST(Tf32x3Schedule, TwoPartBlocksHoldTheThreePartTerms) {
   }
 }
 
+// The fused variant's product k-blocks: each split block's three terms (big big, small big, big
+// small) once and in that order; a block is waited for at its first term and released at its
+// last; the chunks of two product k-blocks that p64_ordered's promotion takes span at most two
+// split blocks (so that the two-stage ring cannot deadlock: a stage is released while at most the
+// next block is held) and the releases come in block order.
+TEST(Tf32x3Schedule, FusedBlocksHoldEachBlocksTermsOnceInOrder) {
+  namespace sc = myblas::tf32x3_schedule;
+  for (int nkb = 1; nkb <= 40; ++nkb) {
+    const int ng = 3 * nkb;
+    int released = 0, waited = 0;
+    for (int c = 0; c < sc::chunks(ng, 2); ++c) {
+      const int ns = sc::chunk_stages(ng, 2, c);
+      ASSERT_TRUE(ns == 1 || ns == 2);
+      int lo = nkb, hi = -1;
+      for (int q = 0; q < ns; ++q) {
+        const int g = 2 * c + q;
+        const sc::FusedBlock f = sc::fused_block(g);
+        ASSERT_EQ(f.block, g / 3);
+        const int term = f.a_small ? 1 : f.b_small ? 2 : 0;
+        ASSERT_FALSE(f.a_small && f.b_small);
+        EXPECT_EQ(term, g % 3) << "terms of a block in the order big big, small big, big small";
+        EXPECT_EQ(f.first, term == 0);
+        EXPECT_EQ(f.last, term == 2);
+        if (f.first) EXPECT_EQ(f.block, waited++) << "blocks are waited for in order";
+        lo = std::min(lo, f.block);
+        hi = std::max(hi, f.block);
+      }
+      EXPECT_LE(hi - lo, 1) << "a chunk spans at most two split blocks";
+      for (int q = 0; q < ns; ++q)
+        if (sc::fused_block(2 * c + q).last) EXPECT_EQ(sc::fused_block(2 * c + q).block, released++);
+    }
+    EXPECT_EQ(waited, nkb);
+    EXPECT_EQ(released, nkb) << "every block released once";
+  }
+}
+
+// The fused variant reads the operands as stored through the copy engine: 16-byte aligned with
+// leading dimensions multiples of 4 floats, any transpose; the others keep the split pass.
+TEST(Tf32x3Fused, CanImplementNeedsCopyEngineAlignment) {
+  EXPECT_EQ(myblas::tf32x3_fused_can_implement(0x1000, 4, 0x2000, 1032), nullptr);
+  EXPECT_EQ(myblas::tf32x3_fused_can_implement(0x1010, 128, 0x2040, 8), nullptr);
+  EXPECT_NE(myblas::tf32x3_fused_can_implement(0x1004, 128, 0x2000, 128), nullptr);  // A 4-byte aligned
+  EXPECT_NE(myblas::tf32x3_fused_can_implement(0x1000, 128, 0x2008, 128), nullptr);  // B 8-byte aligned
+  EXPECT_NE(myblas::tf32x3_fused_can_implement(0x1000, 127, 0x2000, 128), nullptr);  // lda odd
+  EXPECT_NE(myblas::tf32x3_fused_can_implement(0x1000, 128, 0x2000, 1030), nullptr);  // ldb 2 mod 4
+  EXPECT_TRUE(myblas::tf32x3_kernel_fused(myblas::Tf32x3Kernel::p64_ordered_fused));
+  for (int i = 0; i < myblas::kTf32x3Kernels; ++i)
+    EXPECT_EQ(myblas::tf32x3_kernel_fused(myblas::Tf32x3Kernel(i)), myblas::Tf32x3Kernel(i) == myblas::Tf32x3Kernel::p64_ordered_fused);
+}
+
 // The shapes tf32x3 takes (dispatch/tf32x3_rule.h), at and beside each measured boundary.
 TEST(Tf32x3Schedule, ShapeRuleTakesTheMeasuredGains) {
   using myblas::tf32x3_shape_gains;
@@ -388,6 +438,40 @@ TEST(Tf32x3Split, PartsAreTf32AndSumToTheValue) {
 }
 
 // ---- the product kernel's variants called directly on split operands ----
+// C from a direct product (ldc = m + 3) against an FP64 reference within the proven bound, and
+// its padding intact; `what` names the run in failure messages.
+void expect_product(const std::string& what, int m, int n, int k, float alpha, float beta, const std::vector<float>& a,
+                    const std::vector<float>& b, const std::vector<float>& c0, const std::vector<float>& got) {
+  const int ldc = m + 3;
+  double worst = 0;
+  int wi = -1, wj = -1;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      double r = 0, sc = 0;
+      for (int l = 0; l < k; ++l) {
+        const double t = double(a[i + size_t(l) * m]) * b[l + size_t(j) * k];
+        r += t;
+        sc += std::fabs(t);
+      }
+      const double cold = beta == 0.f ? 0.0 : double(c0[i + size_t(j) * ldc]);
+      const double want = alpha * r + beta * cold;
+      const double bound = (proven_eps_factor(k) * FLT_EPSILON) * (std::fabs(alpha) * sc + std::fabs(beta * cold)) +
+                           1e-30;
+      const double e = std::fabs(double(got[i + size_t(j) * ldc]) - want) / bound;
+      if (!(e <= worst)) {  // (NaN counts as the worst)
+        worst = std::isnan(e) ? INFINITY : e;
+        wi = i;
+        wj = j;
+      }
+    }
+  EXPECT_LE(worst, 1.0) << what << " " << m << "x" << n << "x" << k << " alpha "
+                        << alpha << " beta " << beta << ": worst C(" << wi << "," << wj << ") error/bound " << worst;
+  int damaged = 0;
+  for (int j = 0; j < n; ++j)
+    for (int i = m; i < ldc; ++i) damaged += got[i + size_t(j) * ldc] != c0[i + size_t(j) * ldc];
+  EXPECT_EQ(damaged, 0) << what << ": C's padding was written";
+}
+
 // C := alpha op(A) op(B) + beta C through the split and tf32x3_wgmma_product with the given
 // variant, against an FP64 reference within the proven bound; C's padding keeps its guards and
 // beta == 0 ignores NaN in C. Returns C (without padding checks) for bitwise comparisons.
@@ -421,33 +505,57 @@ std::vector<float> product_case(myblas::Tf32x3Kernel kernel, int m, int n, int k
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<float> got(cin.size());
   dc.download(&got);
-  double worst = 0;
-  int wi = -1, wj = -1;
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < m; ++i) {
-      double r = 0, sc = 0;
-      for (int l = 0; l < k; ++l) {
-        const double t = double(a[i + size_t(l) * m]) * b[l + size_t(j) * k];
-        r += t;
-        sc += std::fabs(t);
-      }
-      const double cold = beta == 0.f ? 0.0 : double(c0[i + size_t(j) * ldc]);
-      const double want = alpha * r + beta * cold;
-      const double bound = (proven_eps_factor(k) * FLT_EPSILON) * (std::fabs(alpha) * sc + std::fabs(beta * cold)) +
-                           1e-30;
-      const double e = std::fabs(double(got[i + size_t(j) * ldc]) - want) / bound;
-      if (!(e <= worst)) {  // (NaN counts as the worst)
-        worst = std::isnan(e) ? INFINITY : e;
-        wi = i;
-        wj = j;
-      }
+  expect_product(std::string(myblas::tf32x3_kernel_name(kernel)) + " split-K " + std::to_string(splits), m, n, k,
+                 alpha, beta, a, b, c0, got);
+  return got;
+}
+
+// The operands of a direct product (A m x k and B k x n, column-major) stored as a call with
+// transposes ta and tb passes them, leading dimension the stored rows rounded up to a multiple of
+// 4, plus 4; NaN in the padding (read by mistake it would reach C or the statistics).
+std::vector<float> stored_as(char t, int rows, int cols, const std::vector<float>& x, int* ld) {
+  const int sr = t == 'N' ? rows : cols, sc = t == 'N' ? cols : rows;
+  *ld = (sr + 3) / 4 * 4 + 4;
+  std::vector<float> out(size_t(*ld) * sc, NAN);
+  for (int j = 0; j < cols; ++j)
+    for (int i = 0; i < rows; ++i) {
+      const float v = x[i + size_t(j) * rows];
+      if (t == 'N')
+        out[i + size_t(j) * *ld] = v;
+      else
+        out[j + size_t(i) * *ld] = v;
     }
-  EXPECT_LE(worst, 1.0) << myblas::tf32x3_kernel_name(kernel) << " split-K " << splits << " " << m << "x" << n << "x" << k << " alpha "
-                        << alpha << " beta " << beta << ": worst C(" << wi << "," << wj << ") error/bound " << worst;
-  int damaged = 0;
-  for (int j = 0; j < n; ++j)
-    for (int i = m; i < ldc; ++i) damaged += got[i + size_t(j) * ldc] != c0[i + size_t(j) * ldc];
-  EXPECT_EQ(damaged, 0) << myblas::tf32x3_kernel_name(kernel) << ": C's padding was written";
+  return out;
+}
+
+// The fused variant on the operands as stored (ta, tb), as product_case; its statistics must
+// accept the data.
+std::vector<float> fused_case(char ta, char tb, int m, int n, int k, float alpha, float beta,
+                              const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& c0,
+                              int splits) {
+  const int ldc = m + 3;
+  int lda = 0, ldb = 0;
+  const std::vector<float> sa = stored_as(ta, m, k, a, &lda), sb = stored_as(tb == 'N' ? 'N' : 'T', k, n, b, &ldb);
+  DevBuf da(sa, 0), db(sb, 0), ds(std::vector<float>(64, 0.f), 0);
+  std::vector<float> cin = c0;
+  if (beta == 0.f)
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) cin[i + size_t(j) * ldc] = NAN;
+  DevBuf dc(cin, 0), dw(std::vector<float>(size_t(splits) * m * n, NAN), 0);  // (work: fully overwritten)
+  auto* st = reinterpret_cast<myblas::Tf32x3Stats*>(ds.ptr);
+  EXPECT_EQ(myblas::tf32x3_fused_product(m, n, k, alpha, da.ptr, lda, ta == 'N', db.ptr, ldb, tb == 'T', beta, dc.ptr,
+                                         ldc, nullptr, splits, dw.ptr, st),
+            cudaSuccess);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<float> got(cin.size()), stats(64);
+  dc.download(&got);
+  ds.download(&stats);
+  myblas::Tf32x3Stats hs;
+  std::memcpy(&hs, stats.data(), sizeof hs);
+  const std::string what = std::string("p64-ordered-fused ") + ta + tb + " split-K " + std::to_string(splits);
+  const char* no = myblas::tf32x3_refuse(hs, k);
+  EXPECT_EQ(no, nullptr) << what << ": the gathered statistics refuse uniform data (" << (no ? no : "") << ")";
+  expect_product(what, m, n, k, alpha, beta, a, b, c0, got);
   return got;
 }
 
@@ -498,6 +606,14 @@ TEST_P(Tf32x3ProductVariant, WithinTheProvenBound) {
   std::string why;
   if (!product_available(&why)) GTEST_SKIP() << why;
   SCOPED_TRACE("seed " + std::to_string(mbtest::test_seed()));
+  if (myblas::tf32x3_kernel_fused(myblas::Tf32x3Kernel(GetParam()))) {
+    // Every transpose, each with and without split-K (3 slices, or as many as there are k-blocks).
+    for (const ProductData& d : product_data())
+      for (const char* t : {"NN", "TN", "NT", "TT"})
+        for (int splits : {1, std::min(3, (d.k + 31) / 32)})
+          fused_case(t[0], t[1], d.m, d.n, d.k, d.alpha, d.beta, d.a, d.b, d.c0, splits);
+    return;
+  }
   for (const ProductData& d : product_data()) {
     product_case(myblas::Tf32x3Kernel(GetParam()), d.m, d.n, d.k, d.alpha, d.beta, d.a, d.b, d.c0);
     // Split-K: 3 slices (as many as there are k-blocks where fewer), unequal ones at 43 and 70.
@@ -619,6 +735,77 @@ TEST(Tf32x3Product, DeviceStatisticsRefusalLeavesCUntouched) {
   }
 }
 
+// The fused variant's statistics are the split pass's (every element seen once or more, none
+// outside the operands: NaN lies in their padding), and values the split cannot represent make
+// its last pass leave C untouched, split-K or not.
+TEST(Tf32x3Fused, StatisticsAsTheSplitsAndRefusalLeavesCUntouched) {
+  REQUIRE_GPU();
+  std::string why;
+  if (!product_available(&why)) GTEST_SKIP() << why;
+  const uint64_t seed = mbtest::test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const int m = 300, n = 257, k = 70, ldc = m + 3;
+  struct Special {
+    const char* name;
+    float va, vb;  // placed at A(m - 1, k - 1) and B(k - 2, n - 1) where nonzero
+    bool refused;
+  } specials[] = {{"ordinary", 0, 0, false},         {"Inf in A", INFINITY, 0, true},
+                  {"NaN in B", 0, NAN, true},         {"1e-35 in A", 1e-35f, 0, true},
+                  {"1e30 in A and B", 1e30f, 1e30f, true}, {"3e-9 and 7e5", 3e-9f, 7e5f, false}};
+  for (const char* t : {"NN", "TT"})
+    for (const Special& sp : specials) {
+      SCOPED_TRACE(std::string(t) + " " + sp.name);
+      std::vector<float> a(size_t(m) * k), b(size_t(k) * n), c0(size_t(ldc) * n, mbtest::kGuard);
+      for (float& v : a) v = mbtest::uniform(rng);
+      for (float& v : b) v = mbtest::uniform(rng);
+      for (float& v : c0) v = mbtest::uniform(rng);
+      // (in the last, partial tiles and k-block, where the copy engine's edges are)
+      if (sp.va != 0) a[(m - 1) + size_t(k - 1) * m] = sp.va;
+      if (sp.vb != 0) b[(k - 2) + size_t(n - 1) * k] = sp.vb;
+      int lda = 0, ldb = 0;
+      const std::vector<float> sa = stored_as(t[0], m, k, a, &lda), sb = stored_as(t[1], k, n, b, &ldb);
+      // The split pass's statistics of the same operands.
+      std::vector<float> scratch(size_t(myblas::tf32x3_ld(k)) * (m + n) + 64, 0.f);
+      DevBuf da(sa, 0), db(sb, 0), ds(scratch, 0);
+      myblas::Tf32x3Operand oa, ob;
+      oa.src = da.ptr; oa.ld = lda; oa.rows = t[0] == 'N' ? m : k; oa.cols = t[0] == 'N' ? k : m;
+      oa.k_in_cols = t[0] == 'N'; oa.small_part = 1; oa.dst = ds.ptr + 64;
+      ob.src = db.ptr; ob.ld = ldb; ob.rows = t[1] == 'N' ? k : n; ob.cols = t[1] == 'N' ? n : k;
+      ob.k_in_cols = t[1] == 'T'; ob.small_part = 2; ob.dst = ds.ptr + 64 + myblas::tf32x3_ld(k) * m;
+      myblas::tf32x3_operand_layout(myblas::Tf32x3Kernel::p64_ordered, k, m, &oa);
+      myblas::tf32x3_operand_layout(myblas::Tf32x3Kernel::p64_ordered, k, n, &ob);
+      auto* split_st = reinterpret_cast<myblas::Tf32x3Stats*>(ds.ptr);
+      auto* fused_st = reinterpret_cast<myblas::Tf32x3Stats*>(ds.ptr + 16);
+      ASSERT_EQ(myblas::tf32x3_split(oa, ob, split_st, nullptr), cudaSuccess);
+      for (int splits : {1, 3}) {
+        DevBuf dc(c0, 0), dw(std::vector<float>(size_t(splits) * m * n, NAN), 0);
+        ASSERT_EQ(cudaMemset(fused_st, 0, sizeof *fused_st), cudaSuccess);
+        ASSERT_EQ(myblas::tf32x3_fused_product(m, n, k, 0.5f, da.ptr, lda, t[0] == 'N', db.ptr, ldb, t[1] == 'T', -1.f,
+                                               dc.ptr, ldc, nullptr, splits, dw.ptr, fused_st),
+                  cudaSuccess);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        std::vector<float> got(c0.size()), st(64);
+        dc.download(&got);
+        ds.download(&st);
+        myblas::Tf32x3Stats s_split, s_fused;
+        std::memcpy(&s_split, st.data(), sizeof s_split);
+        std::memcpy(&s_fused, st.data() + 16, sizeof s_fused);
+        for (int w = 0; w < 2; ++w) {
+          EXPECT_EQ(s_fused.max_abs_bits[w], s_split.max_abs_bits[w]) << "largest |x| of " << "AB"[w];
+          EXPECT_EQ(s_fused.not_min_abs_bits[w], s_split.not_min_abs_bits[w]) << "smallest |x| of " << "AB"[w];
+        }
+        const bool refused = myblas::tf32x3_refuse(s_fused, k) != nullptr;
+        EXPECT_EQ(refused, sp.refused);
+        if (refused)
+          EXPECT_EQ(std::memcmp(got.data(), c0.data(), c0.size() * 4), 0) << "a refused product wrote C";
+        else
+          expect_product(std::string("p64-ordered-fused ") + t + " split-K " + std::to_string(splits), m, n, k, 0.5f,
+                         -1.f, a, b, c0, got);
+      }
+    }
+}
+
 // ---- the mode through cblas_sgemm ----
 struct ModeScope {  // sets the precision mode for one test, restores fp32 after
   explicit ModeScope(int mode) { EXPECT_EQ(myblas_set_sgemm_precision(mode), 0); }
@@ -635,6 +822,7 @@ struct Case {
   char ta, tb;
   int m, n, k, pad;
   float alpha, beta;
+  bool ld4 = false;  // lda and ldb rounded up to multiples of 4 (the operands p64-ordered-fused reads as stored)
 };
 
 // One case on device pointers (host arrays when `host`): the mode forced on every shape against
@@ -644,13 +832,16 @@ void run_mode_case(const Case& c, bool host) {
   const uint64_t seed = mbtest::test_seed();
   std::string what = std::string(1, c.ta) + c.tb + " " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
                      std::to_string(c.k) + " pad " + std::to_string(c.pad) + " alpha " + std::to_string(c.alpha) +
-                     " beta " + std::to_string(c.beta) + (host ? " host" : " device") + " seed " +
+                     " beta " + std::to_string(c.beta) + (c.ld4 ? " lda, ldb multiples of 4" : "") +
+                     (host ? " host" : " device") + " seed " +
                      std::to_string(seed);
   SCOPED_TRACE(what);
   std::mt19937_64 rng(seed ^ (uint64_t(c.m) * 7919u + uint64_t(c.n) * 31u + uint64_t(c.k) * 3u + c.ta + 5u * c.tb));
   const int ar = c.ta == 'N' ? c.m : c.k, ac = c.ta == 'N' ? c.k : c.m;
   const int br = c.tb == 'N' ? c.k : c.n, bc = c.tb == 'N' ? c.n : c.k;
-  const int lda = ar + c.pad, ldb = br + c.pad, ldc = c.m + c.pad;
+  const int round = c.ld4 ? 4 : 1;
+  const int lda = (ar + c.pad + round - 1) / round * round, ldb = (br + c.pad + round - 1) / round * round,
+            ldc = c.m + c.pad;
   mbtest::Matrix a(ar, ac, lda, rng), b(br, bc, ldb, rng), cm(c.m, c.n, ldc, rng);
   const mbtest::Matrix c0 = cm;
   if (c.beta == 0.f) cm.fill_nan();
@@ -695,11 +886,12 @@ TEST(SgemmTf32x3Mode, DevicePointersEveryTransposeAndOddSize) {
   const int sizes[][3] = {{1, 1, 1}, {3, 17, 5}, {17, 3, 127}, {127, 129, 65}, {300, 257, 1031}, {1500, 2200, 70}};
   const float ab[][2] = {{1.f, 0.f}, {-1.f, 1.f}, {0.5f, -1.f}, {1.f, 0.5f}};
   int i = 0;
-  for (const char* t : {"NN", "NT", "TN", "TT"})
-    for (const auto& s : sizes) {
-      const auto& sc = ab[i++ % 4];
-      run_mode_case({t[0], t[1], s[0], s[1], s[2], (i % 3) * 5, sc[0], sc[1]}, false);
-    }
+  for (bool ld4 : {false, true})  // (ld4: the operands as p64-ordered-fused reads them, when it is the variant)
+    for (const char* t : {"NN", "NT", "TN", "TT"})
+      for (const auto& s : sizes) {
+        const auto& sc = ab[i++ % 4];
+        run_mode_case({t[0], t[1], s[0], s[1], s[2], (i % 3) * 5, sc[0], sc[1], ld4}, false);
+      }
 }
 
 // Host arrays go through the pipeline only when the backend sends them to the GPU: this test
@@ -731,24 +923,27 @@ TEST(SgemmTf32x3Mode, SpecialValuesGiveTheFp32ResultBitwise) {
   } specials[] = {{"Inf in A", INFINITY, 0}, {"-Inf in B", 0, -INFINITY}, {"NaN in A", NAN, 0},
                   {"1e-35 in A", 1e-35f, 0}, {"1e-21 in A and B", 1e-21f, 1e-21f}, {"1e30 in A and B", 1e30f, 1e30f},
                   {"3.4e38 in B", 0, 3.4e38f}};
-  for (const Special& sp : specials) {
-    SCOPED_TRACE(sp.name);
-    mbtest::Matrix a(m, k, m, rng), b(k, n, k, rng), c(m, n, m, rng);
-    if (sp.va != 0) a.at(3, 11) = sp.va;
-    if (sp.vb != 0) b.at(11, 5) = sp.vb;
-    DevBuf da(a.buf, 0), db(b.buf, 0);
-    std::vector<float> out[2];
-    for (int mode : {MYBLAS_SGEMM_FP32, MYBLAS_SGEMM_TF32X3_ALL}) {
-      ModeScope scope(mode);
-      DevBuf dc(c.buf, 0);
-      call('N', 'N', m, n, k, 1.f, da.ptr + mbtest::Matrix::kPad, m, db.ptr + mbtest::Matrix::kPad, k, 0.5f,
-           dc.ptr + mbtest::Matrix::kPad, m);
-      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-      out[mode == MYBLAS_SGEMM_FP32 ? 0 : 1].resize(c.buf.size());
-      dc.download(&out[mode == MYBLAS_SGEMM_FP32 ? 0 : 1]);
+  // (lda 128 and ldb 1032: operands p64-ordered-fused reads as stored, when it is the variant)
+  const int lds[][2] = {{m, k}, {128, 1032}};
+  for (const auto& ld : lds)
+    for (const Special& sp : specials) {
+      SCOPED_TRACE(std::string(sp.name) + " lda " + std::to_string(ld[0]));
+      mbtest::Matrix a(m, k, ld[0], rng), b(k, n, ld[1], rng), c(m, n, m, rng);
+      if (sp.va != 0) a.at(3, 11) = sp.va;
+      if (sp.vb != 0) b.at(11, 5) = sp.vb;
+      DevBuf da(a.buf, 0), db(b.buf, 0);
+      std::vector<float> out[2];
+      for (int mode : {MYBLAS_SGEMM_FP32, MYBLAS_SGEMM_TF32X3_ALL}) {
+        ModeScope scope(mode);
+        DevBuf dc(c.buf, 0);
+        call('N', 'N', m, n, k, 1.f, da.ptr + mbtest::Matrix::kPad, ld[0], db.ptr + mbtest::Matrix::kPad, ld[1], 0.5f,
+             dc.ptr + mbtest::Matrix::kPad, m);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        out[mode == MYBLAS_SGEMM_FP32 ? 0 : 1].resize(c.buf.size());
+        dc.download(&out[mode == MYBLAS_SGEMM_FP32 ? 0 : 1]);
+      }
+      EXPECT_EQ(std::memcmp(out[0].data(), out[1].data(), out[0].size() * 4), 0) << "differs from the FP32 path";
     }
-    EXPECT_EQ(std::memcmp(out[0].data(), out[1].data(), out[0].size() * 4), 0) << "differs from the FP32 path";
-  }
 }
 
 // The accuracy contract, against an FP64 reference on three kinds of data, per element

@@ -177,6 +177,75 @@ bool sgemm_tc_applies(const GemmProblem& p) {
   return p.any_device() && tf32x3_shape_gains(p.m, p.n, p.k);
 }
 
+namespace {
+
+// The fused variant (p64-ordered-fused): no split pass; the product splits the operands as it
+// loads them and gathers the statistics, writes its sums to scratch, and its last pass applies
+// alpha and beta unless the statistics refuse the split (then C is untouched and the host,
+// reading them, runs the FP32 path).
+bool fused_run(const GemmProblem& p, cudaStream_t s, int dev, std::string* why) {
+  const auto note = [&p](const std::string& what) {
+    if (verbose())
+      log_line(strformat("sgemm precision=tf32x3 %c%c m=%d n=%d k=%d: %s", op_char(p.ta), op_char(p.tb), p.m, p.n,
+                         p.k, what.c_str()));
+  };
+  const auto refuse = [&](const std::string& reason) {
+    *why = reason;
+    note("FP32 path (" + reason + ")");
+    return false;
+  };
+  if (const char* no = tf32x3_wgmma_can_implement(4)) return refuse(no);
+  int splits = 1;
+  const int nkb = (p.k + 31) / 32;
+  if (splitk_auto()) {
+    int sms = 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess)
+      splits = std::min(tf32x3_splitk_choose(p.m, p.n, 3 * p.k, sms), nkb);
+  }
+  const size_t bytes = kStatsBytes + size_t(splits) * size_t(p.m) * size_t(p.n) * 4;
+  cudaError_t e;
+  Scratch* kept = kept_scratch(dev, bytes, s, &e);
+  if (!kept && e != cudaSuccess) return refuse(note_cuda_error(e, "scratch for the fused product's sums"));
+  DeviceBuffer fresh;
+  if (!kept && !cuda_step(fresh.allocate(bytes, s), "scratch for the fused product's sums", why)) return refuse(*why);
+  unsigned char* base = static_cast<unsigned char*>(kept ? kept->ptr : fresh.get());
+  Tf32x3Stats* d_stats = reinterpret_cast<Tf32x3Stats*>(base);
+  float* work = reinterpret_cast<float*>(base + kStatsBytes);
+  if (!t_scratch.pinned_stats &&
+      !cuda_step(cudaHostAlloc(&t_scratch.pinned_stats, sizeof(Tf32x3Stats), cudaHostAllocPortable),
+                 "pinned memory for the split statistics", why)) {
+    t_scratch.pinned_stats = nullptr;
+    if (kept) kept->used = false;
+    return refuse(*why);
+  }
+  Tf32x3Stats* h_stats = static_cast<Tf32x3Stats*>(t_scratch.pinned_stats);
+  bool queued = cuda_step(cudaMemsetAsync(d_stats, 0, sizeof(Tf32x3Stats), s), "clearing the split statistics", why);
+  if (queued) {
+    const cudaError_t pe = tf32x3_fused_product(p.m, p.n, p.k, p.alpha, static_cast<const float*>(p.a), p.lda,
+                                                p.ta == Op::N, static_cast<const float*>(p.b), p.ldb, p.tb == Op::T,
+                                                p.beta, static_cast<float*>(p.c), p.ldc, s, splits, work, d_stats);
+    queued = cuda_step(pe, "the fused 3xTF32 product", why) &&
+             cuda_step(cudaMemcpyAsync(h_stats, d_stats, sizeof(Tf32x3Stats), cudaMemcpyDeviceToHost, s),
+                       "reading the split statistics", why);
+  }
+  if (kept) {  // (whatever was queued reads the scratch)
+    kept->used = true;
+    kept->last_stream = s;
+    cudaEventRecord(kept->last_use, s);
+  }
+  // Where the product could not be queued C is untouched (its last pass alone writes C, and only
+  // once the product itself was queued). A failure after that (the copy of the statistics, the
+  // wait) is a failure of the device, where C may be partly written, as for the other paths' faults.
+  if (!queued) return refuse(*why);
+  if (!cuda_step(cudaStreamSynchronize(s), "the fused 3xTF32 product", why)) return refuse(*why);
+  if (const char* no = tf32x3_refuse(*h_stats, p.k)) return refuse(no);
+  note(std::string("3xTF32 (fused product p64-ordered-fused, sums promoted every 64 terms") +
+       (splits > 1 ? ", split-K " + std::to_string(splits) : std::string()) + ", statistics checked on the device)");
+  return true;
+}
+
+}  // namespace
+
 bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
   const auto note = [&p](const std::string& what) {
     if (verbose())
@@ -207,7 +276,14 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
   b.cols = p.b_cols();
   b.k_in_cols = p.tb == Op::T;
   b.small_part = 2;
-  const Tf32x3Kernel kernel = product_kernel();
+  Tf32x3Kernel kernel = product_kernel();
+  if (tf32x3_kernel_fused(kernel)) {
+    const char* no = tf32x3_fused_can_implement(reinterpret_cast<uintptr_t>(p.a), p.lda,
+                                                reinterpret_cast<uintptr_t>(p.b), p.ldb);
+    if (!no) return fused_run(p, s, dev, why);
+    note(std::string("the split pass with p64-ordered (p64-ordered-fused: ") + no + ")");
+    kernel = Tf32x3Kernel::p64_ordered;
+  }
   tf32x3_operand_layout(kernel, p.k, p.m, &a);  // (three parts along k, or two: the variant's)
   tf32x3_operand_layout(kernel, p.k, p.n, &b);
   const int64_t ld3 = a.ldd;
@@ -272,8 +348,8 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
     if (pe != cudaSuccess) return refuse(note_cuda_error(pe, "the 3xTF32 wgmma product"));
     if (!cuda_step(cudaEventSynchronize(t_scratch.stats_landed), "the 3xTF32 split", why)) return refuse(*why);
     if (const char* no = tf32x3_refuse(*h_stats, p.k)) return refuse(no);
-    note(std::string("3xTF32 (split + wgmma product ") + tf32x3_kernel_name(product_kernel()) +
-         ", sums promoted every " + std::to_string(tf32x3_kernel_promote_terms(product_kernel())) + " terms" +
+    note(std::string("3xTF32 (split + wgmma product ") + tf32x3_kernel_name(kernel) +
+         ", sums promoted every " + std::to_string(tf32x3_kernel_promote_terms(kernel)) + " terms" +
          (splits > 1 ? ", split-K " + std::to_string(splits) : std::string()) + ", statistics checked on the device)");
     return true;
   }
@@ -300,8 +376,8 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
   }
   // A failed launch ran nothing: C is untouched and the FP32 path can still run.
   if (pe != cudaSuccess) return refuse(note_cuda_error(pe, "the 3xTF32 wgmma product"));
-  note(std::string("3xTF32 (split + wgmma product ") + tf32x3_kernel_name(product_kernel()) + ", sums promoted every " +
-       std::to_string(tf32x3_kernel_promote_terms(product_kernel())) + " terms" +
+  note(std::string("3xTF32 (split + wgmma product ") + tf32x3_kernel_name(kernel) + ", sums promoted every " +
+       std::to_string(tf32x3_kernel_promote_terms(kernel)) + " terms" +
        (splits > 1 ? ", split-K " + std::to_string(splits) : std::string()) + ")");
   return true;
 }

@@ -38,6 +38,21 @@ TF32X3_HD TwoPartBlock two_part_block(int kb, int nkp) {
   return TwoPartBlock{kb - term * nkp, term == 1, term == 2};
 }
 
+// The fused variant (p64_ordered_fused): k-block kb of the operands as stored, split in shared
+// memory, feeds the product's k-blocks 3 kb, 3 kb + 1 and 3 kb + 2, which multiply big(A) big(B),
+// small(A) big(B) and big(A) small(B); `first` and `last` mark the product k-blocks that wait
+// for the split block and release it. Chunks of two product k-blocks (chunks(3 nkb, 2)) may span
+// two split blocks.
+struct FusedBlock {
+  int block;
+  bool a_small, b_small;
+  bool first, last;
+};
+TF32X3_HD FusedBlock fused_block(int g) {
+  const int t = g % 3;
+  return FusedBlock{g / 3, t == 1, t == 2, t == 0, t == 2};
+}
+
 // The ordered variants' turns: both consumers walk the same chunks, and each waits for its turn
 // on its own named barrier before issuing a chunk's wgmmas, then signals the other's barrier.
 // Consumer 1 signals once before its first chunk (consumer 0's first turn) and consumer 0 waits

@@ -12,6 +12,7 @@
 
 #include "kernels/sgemm_tc.h"
 #include "kernels/sgemm_tc/refuse.h"
+#include "kernels/sgemm_tc/split_element.cuh"
 
 namespace myblas {
 
@@ -20,14 +21,6 @@ namespace {
 constexpr int kTile = 32;       // a tile is kTile x kTile elements of the stored matrix
 constexpr int kRowsPerPass = 8;  // block of kTile x kRowsPerPass threads: 4 elements each
 constexpr int kMaxBlocks = 1024;  // per operand; each walks tiles / gridDim.x tiles
-
-// Round to the nearest TF32 value (10 explicit mantissa bits), ties away from zero; the result
-// is an FP32 pattern with its low 13 bits zero.
-__device__ __forceinline__ float tf32_rn(float x) {
-  uint32_t u;
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(u) : "f"(x));
-  return __uint_as_float(u & 0xffffe000u);
-}
 
 // One element's parts, d pointing at its place in the first part: three parts k apart
 // ([big small big] along k, small at small_part), or big at d and small part_stride further.
@@ -63,11 +56,7 @@ __global__ void __launch_bounds__(kTile * kRowsPerPass) tf32x3_split_kernel(Tf32
       const int c = c0 + ty + kRowsPerPass * p;
       float x = 0.f;
       if (r < o.rows && c < o.cols) x = __ldg(o.src + r + int64_t(c) * o.ld);
-      const unsigned ax = __float_as_uint(x) & 0x7fffffffu;
-      max_bits = max(max_bits, ax);
-      if (ax) not_min_bits = max(not_min_bits, ~ax);
-      big[p] = tf32_rn(x);
-      small[p] = tf32_rn(x - big[p]);  // x - big is exact in FP32
+      split_element(x, &big[p], &small[p], &max_bits, &not_min_bits);
     }
     if (!o.k_in_cols) {  // stored k x mn: the stores run down the stored column as the loads did
 #pragma unroll

@@ -38,6 +38,7 @@
 #include "kernels/sgemm_tc.h"
 #include "kernels/sgemm_tc/refuse.h"
 #include "kernels/sgemm_tc/schedule.h"
+#include "kernels/sgemm_tc/split_element.cuh"
 #include "kernels/sm90.cuh"  // sm90a_ready, make_tensor_map_2d
 
 namespace myblas {
@@ -56,6 +57,14 @@ constexpr int kStageBytes = kBytesB + kBytesA;    // 40 KiB per stage
 constexpr int kHalfOffset = (kBI / 2) * 128;      // bytes from an A3 tile's first row to its second half's
 constexpr int smem_bytes(int stages) { return stages * kStageBytes + 1024 /* 1024-byte alignment */ + 2 * stages * 8; }
 constexpr int kGroupRows = 16;  // tile rows per L2 group of the persistent tile order
+// The fused variant's shared memory: a ring of kFusedStages split stages (big and small tiles of
+// B and A, 80 KiB each), then one raw block (B then A as loaded, 40 KiB), then the barriers.
+constexpr int kFusedStages = 2;
+constexpr int kFusedBigB = 0, kFusedSmallB = kBytesB, kFusedBigA = 2 * kBytesB, kFusedSmallA = 2 * kBytesB + kBytesA;
+constexpr int kFusedStageBytes = 2 * (kBytesB + kBytesA);
+constexpr int kFusedSmemBytes = kFusedStages * kFusedStageBytes + kBytesB + kBytesA + 1024 + (2 * kFusedStages + 1) * 8;
+static_assert(kFusedSmallA % 1024 == 0 && kFusedStageBytes % 1024 == 0, "tiles must keep the 1024-byte swizzle alignment");
+static_assert(kFusedSmemBytes <= 227 * 1024, "the fused variant's shared memory over the per-block limit");
 static_assert(kBK * 4 == 128, "a stage's k extent must be one 128-byte swizzle row");
 static_assert(kBytesB % 1024 == 0 && kStageBytes % 1024 == 0, "tiles must keep the 1024-byte swizzle alignment");
 static_assert(kHalfOffset % 1024 == 0, "a half's rows must start a swizzle pattern");
@@ -92,6 +101,12 @@ struct Params {
   int work_vec2;    // the same as vec2, for work
   const Tf32x3Stats* stats;  // non-null: refuse (write nothing) where tf32x3_refuse_rule says so
   int nkp;          // the two-part layout: k-blocks per part (the product's are 3 nkp)
+  int via_work;     // every unit's raw sums go to its slice of work (split-K, and the fused variant)
+  // The fused variant: the statistics it gathers, whether A and B arrive m- or n-contiguous (to be
+  // transposed to K-major), and the operands' k-blocks.
+  Tf32x3Stats* gather;
+  int a_mn_major, b_mn_major;
+  int nkb;
 };
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -189,7 +204,7 @@ __device__ __forceinline__ void store_tile(const Params& p, const float (&d)[kAc
 // A work unit's sums: into C (alpha, beta) without split-K, else raw into its slice of work.
 __device__ __forceinline__ void store_unit(const Params& p, const float (&d)[kAcc], int slice, int j_base,
                                            int i_base) {
-  if (p.splits == 1) {
+  if (!p.via_work) {
     store_tile(p, d, j_base, i_base);
     return;
   }
@@ -305,6 +320,84 @@ __device__ __forceinline__ void tile_halves(float (&sum)[kAcc], float (&acc0)[kH
 #pragma unroll
   for (int i = 0; i < kHalf; ++i) sum[kHalf + i] += acc1[i];
 }
+
+// ---- the fused variant: the split in shared memory ----
+// A split block's converted tiles in the K-major 128-byte-swizzled layout the descriptors read
+// (what the copy engine writes for a 32 x lines box with CU_TENSOR_MAP_SWIZZLE_128B: line l at
+// 128 l bytes, its 16-byte chunk c at chunk c ^ (l % 8)).
+__device__ __forceinline__ uint32_t swizzled(int line, int chunk) { return line * 128 + ((chunk ^ (line & 7)) << 4); }
+
+// Splits one operand's block of kBK x lines raw FP32 values into big and small tiles: thread t of
+// nthreads takes the 4-value chunks t, t + nthreads, ...; chunk q is line q % lines, k 4 (q / lines)
+// .. +3, so that a warp's lanes take consecutive lines (conflict-free in both raw layouts). raw:
+// K-major (swizzled as the big tile) or, mn_major, [kBK][lines] with the lines contiguous.
+template <int kLines>
+__device__ __forceinline__ void split_block(const unsigned char* raw, unsigned char* big, unsigned char* small,
+                                            bool mn_major, int t, int nthreads, unsigned* max_bits,
+                                            unsigned* not_min_bits) {
+  for (int q = t; q < kLines * (kBK / 4); q += nthreads) {
+    const int line = q % kLines, chunk = q / kLines;
+    const uint32_t off = swizzled(line, chunk);
+    float4 x;
+    if (mn_major) {
+      const float* col = reinterpret_cast<const float*>(raw) + 4 * chunk * kLines + line;
+      x = make_float4(col[0], col[kLines], col[2 * kLines], col[3 * kLines]);
+    } else {
+      x = *reinterpret_cast<const float4*>(raw + off);
+    }
+    float4 b, s;
+    split_element(x.x, &b.x, &s.x, max_bits, not_min_bits);
+    split_element(x.y, &b.y, &s.y, max_bits, not_min_bits);
+    split_element(x.z, &b.z, &s.z, max_bits, not_min_bits);
+    split_element(x.w, &b.w, &s.w, max_bits, not_min_bits);
+    *reinterpret_cast<float4*>(big + off) = b;
+    *reinterpret_cast<float4*>(small + off) = s;
+  }
+}
+
+// One tile's main loop of a consumer of the fused variant: p64_ordered's chunks of two product
+// k-blocks over the 3 nkb of the tile's split blocks (tf32x3_schedule::fused_block), taking turns
+// with the other consumer. A split block's stage is waited for at its first product k-block and
+// released once the chunk holding its last one has completed; `ring` is the first unreleased.
+template <int kStages>
+__device__ __forceinline__ void tile_fused(float (&sum)[kAcc], float (&acc)[kAcc], Ring& ring, int nkb, int cw,
+                                           uint32_t base, uint32_t full0, uint32_t empty0) {
+  namespace sc = tf32x3_schedule;
+  const bool arrive = threadIdx.x % 32 == 0;
+  const int ng = 3 * nkb, nc = sc::chunks(ng, 2);
+  Ring issue = ring;  // the stage of the product k-block being issued
+  for (int c = 0; c < nc; ++c) {
+    const int ns = sc::chunk_stages(ng, 2, c);
+    bar_sync(sc::turn_barrier(cw));
+    wgmma_fence();
+#pragma unroll
+    for (int q = 0; q < 2; ++q) {
+      if (q < ns) {
+        const sc::FusedBlock f = sc::fused_block(2 * c + q);
+        if (f.first) mbar_wait(full0 + 8 * issue.s, issue.phase);
+        const uint32_t st = base + issue.s * kFusedStageBytes;
+        const uint32_t sb = st + (f.b_small ? kFusedSmallB : kFusedBigB) + cw * 8192,
+                       sa = st + (f.a_small ? kFusedSmallA : kFusedBigA);
+#pragma unroll
+        for (int kk = 0; kk < kBK / 8; ++kk)
+          wgmma_m64n192k8_tf32(acc, smem_desc(sb + kk * 32, 16, 1024), smem_desc(sa + kk * 32, 16, 1024),
+                               (q | kk) != 0);
+        if (f.last) issue.next<kStages>();
+      }
+    }
+    wgmma_commit();
+    bar_arrive(sc::turn_barrier(1 - cw));
+    wgmma_wait0();
+    fence_acc(acc);
+    for (int q = 0; q < ns; ++q)
+      if (sc::fused_block(2 * c + q).last) {
+        if (arrive) mbar_arrive(empty0 + 8 * ring.s);
+        ring.next<kStages>();
+      }
+#pragma unroll
+    for (int i = 0; i < kAcc; ++i) sum[i] += acc[i];  // the promotion
+  }
+}
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
 template <Tf32x3Kernel K>
@@ -404,6 +497,112 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 }
 
+// The fused variant (tf32x3_fused_product). Warpgroup 0 splits: thread 0 loads split block kb of
+// A and B as stored into the raw area (one block: its loads are issued as soon as the previous
+// block's split has read it), then all 128 threads split it into the next free stage of a
+// kFusedStages ring (big and small tiles of B and A) and gather the statistics; the consumers run
+// p64_ordered's schedule on the ring (tile_fused). Every unit's sums go to work; the last pass
+// (splitk_reduce_kernel) applies the refusal rule to the gathered statistics.
+__global__ void __launch_bounds__(kThreads, 1)
+    tf32x3_fused_kernel(const __grid_constant__ CUtensorMap tm_b, const __grid_constant__ CUtensorMap tm_a, Params p) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  constexpr int kStages = kFusedStages;
+  extern __shared__ unsigned char smem_raw[];
+  const uint32_t raw_u32 = smem_u32(smem_raw);
+  const uint32_t base = (raw_u32 + 1023u) & ~1023u;
+  unsigned char* const gbase = smem_raw + (base - raw_u32);  // (the same place, generic address)
+  const uint32_t rawb = base + kStages * kFusedStageBytes, rawa = rawb + kBytesB;
+  const uint32_t full0 = rawa + kBytesA;  // full[s]: stage s is split (128 arrivals)
+  const uint32_t empty0 = full0 + kStages * 8;  // empty[s]: both consumers are done with stage s
+  const uint32_t landed = empty0 + kStages * 8;  // the raw block's bytes have landed
+  const int wg = threadIdx.x / 128;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(full0 + 8 * s, 128);
+      mbar_init(empty0 + 8 * s, 8);
+    }
+    mbar_init(landed, 1);
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+  namespace sc = tf32x3_schedule;
+  const int tiles = p.tiles_i * p.tiles_j;
+  const int units = tiles * p.splits;
+  const int nk = p.nkb;
+
+  if (wg == 0) {  // the split
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    const int t = threadIdx.x;
+    if (t == 0) {
+      asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tm_b)) : "memory");
+      asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tm_a)) : "memory");
+    }
+    unsigned max_a = 0, not_min_a = 0, max_b = 0, not_min_b = 0;
+    Ring r;
+    unsigned raw_phase = 0;
+    for (int u = blockIdx.x; u < units; u += gridDim.x) {
+      int tj, ti;
+      tile_coords(u % tiles, p, &tj, &ti);
+      const int slice = u / tiles;
+      const int kb1 = sc::slice_begin(nk, p.splits, slice + 1);
+      for (int kb = sc::slice_begin(nk, p.splits, slice); kb < kb1; ++kb) {
+        if (t == 0) {  // (the raw area is free: every thread passed the barrier after the last split)
+          const int kx = kb * kBK, line_b = tj * kBJ, line_a = ti * kBI;
+          mbar_expect_tx(landed, kBytesB + kBytesA);
+          if (p.b_mn_major) tma_load_2d(rawb, &tm_b, landed, line_b, kx);
+          else tma_load_2d(rawb, &tm_b, landed, kx, line_b);
+          if (p.a_mn_major) tma_load_2d(rawa, &tm_a, landed, line_a, kx);
+          else tma_load_2d(rawa, &tm_a, landed, kx, line_a);
+        }
+        mbar_wait(empty0 + 8 * r.s, r.phase ^ 1);
+        mbar_wait(landed, raw_phase);
+        raw_phase ^= 1;
+        unsigned char* const st = gbase + r.s * kFusedStageBytes;
+        split_block<kBJ>(gbase + (rawb - base), st + kFusedBigB, st + kFusedSmallB, p.b_mn_major, t, 128, &max_b,
+                         &not_min_b);
+        split_block<kBI>(gbase + (rawa - base), st + kFusedBigA, st + kFusedSmallA, p.a_mn_major, t, 128, &max_a,
+                         &not_min_a);
+        // The tiles were written through the generic proxy and are read by wgmma through the async
+        // one; every writer fences before its arrival.
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        mbar_arrive(full0 + 8 * r.s);
+        asm volatile("bar.sync 3, 128;\n" ::: "memory");  // the raw area has been read by all
+        r.next<kStages>();
+      }
+    }
+    max_a = __reduce_max_sync(0xffffffffu, max_a);
+    not_min_a = __reduce_max_sync(0xffffffffu, not_min_a);
+    max_b = __reduce_max_sync(0xffffffffu, max_b);
+    not_min_b = __reduce_max_sync(0xffffffffu, not_min_b);
+    if (t % 32 == 0) {
+      const unsigned v[4] = {max_a, max_b, not_min_a, not_min_b};
+      unsigned* slot[4] = {&p.gather->max_abs_bits[0], &p.gather->max_abs_bits[1], &p.gather->not_min_abs_bits[0],
+                           &p.gather->not_min_abs_bits[1]};
+      for (int w = 0; w < 4; ++w)
+        if (v[w] > *reinterpret_cast<volatile unsigned*>(slot[w])) atomicMax(slot[w], v[w]);
+    }
+  } else {  // consumers
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+    const int cw = wg - 1;
+    float sum[kAcc], acc[kAcc];
+    Ring ring;
+    if (sc::signals_before_first(cw)) bar_arrive(sc::turn_barrier(1 - cw));
+    for (int u = blockIdx.x; u < units; u += gridDim.x) {
+      int tj, ti;
+      tile_coords(u % tiles, p, &tj, &ti);
+      const int slice = u / tiles;
+#pragma unroll
+      for (int i = 0; i < kAcc; ++i) sum[i] = acc[i] = 0.f;
+      tile_fused<kStages>(sum, acc, ring,
+                          sc::slice_begin(nk, p.splits, slice + 1) - sc::slice_begin(nk, p.splits, slice), cw, base,
+                          full0, empty0);
+      store_unit(p, sum, slice, tj * kBJ + 64 * cw, ti * kBI);
+    }
+    if (sc::waits_after_last(cw)) bar_sync(sc::turn_barrier(cw));
+  }
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+}
+
 // Split-K's last pass: C := alpha * (work_0 + ... + work_{splits-1}) + beta * C, the slices added
 // in order; beta == 0 never reads C.
 __global__ void splitk_reduce_kernel(const float* __restrict__ work, int splits, int m, int n, float alpha,
@@ -446,7 +645,7 @@ cudaError_t launch(const CUtensorMap& tb, const CUtensorMap& ta, const Params& p
 }
 
 constexpr const char* kNames[kTf32x3Kernels] = {"p32", "p32-ordered", "p32-halves", "p64", "p64-ordered", "p64-halves",
-                                                 "p64-ordered-2part"};
+                                                 "p64-ordered-2part", "p64-ordered-fused"};
 }  // namespace
 
 const char* tf32x3_kernel_name(Tf32x3Kernel kernel) {
@@ -470,6 +669,7 @@ int tf32x3_kernel_promote_terms(Tf32x3Kernel kernel) {
     case Tf32x3Kernel::p64_ordered:
     case Tf32x3Kernel::p64_halves:
     case Tf32x3Kernel::p64_ordered_2part:
+    case Tf32x3Kernel::p64_ordered_fused:
       return 64;
     default:
       return 32;
@@ -502,6 +702,7 @@ cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float*
   const bool two_parts = tf32x3_kernel_two_parts(kernel);
   const int nk = two_parts ? 3 * ((k3 / 3 + kBK - 1) / kBK) : (k3 + kBK - 1) / kBK;
   if (splits < 1 || splits > nk || (splits > 1 && !work)) return cudaErrorInvalidValue;
+  if (tf32x3_kernel_fused(kernel)) return cudaErrorInvalidValue;  // (it takes the operands: tf32x3_fused_product)
   if (device_stats && k3 % 3) return cudaErrorInvalidValue;
   if (reinterpret_cast<uintptr_t>(a3) % 16 || reinterpret_cast<uintptr_t>(b3) % 16 || ld3 % 4)
     return cudaErrorInvalidValue;  // (TMA's alignment rules)
@@ -529,6 +730,10 @@ cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float*
   p.work_vec2 = reinterpret_cast<uintptr_t>(work) % 8 == 0 && m % 2 == 0;
   p.stats = device_stats;
   p.nkp = two_parts ? (k3 / 3 + kBK - 1) / kBK : 0;
+  p.via_work = splits > 1;
+  p.gather = nullptr;
+  p.a_mn_major = p.b_mn_major = 0;
+  p.nkb = 0;
   const int64_t units = int64_t(p.tiles_i) * p.tiles_j * splits;
   if (units > INT32_MAX) return cudaErrorInvalidValue;
   const int grid = int(units < sms ? units : sms);
@@ -541,11 +746,73 @@ cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float*
     case Tf32x3Kernel::p64_ordered: e = launch<Tf32x3Kernel::p64_ordered>(tb, ta, p, grid, s); break;
     case Tf32x3Kernel::p64_halves: e = launch<Tf32x3Kernel::p64_halves>(tb, ta, p, grid, s); break;
     case Tf32x3Kernel::p64_ordered_2part: e = launch<Tf32x3Kernel::p64_ordered_2part>(tb, ta, p, grid, s); break;
+    case Tf32x3Kernel::p64_ordered_fused: break;  // (refused above)
   }
   if (e != cudaSuccess || splits == 1) return e;
   const int64_t mn = int64_t(m) * n;
   const int blocks = int(std::min<int64_t>((mn + 255) / 256, int64_t(sms) * 16));
   splitk_reduce_kernel<<<blocks, 256, 0, s>>>(work, splits, m, n, alpha, beta, c, ldc, device_stats, k3 / 3);
+  return cudaGetLastError();
+}
+
+const char* tf32x3_fused_can_implement(uintptr_t a, int64_t lda, uintptr_t b, int64_t ldb) {
+  if (a % 16 || b % 16) return "the copy engine reads A and B as stored only from 16-byte aligned addresses";
+  if (lda % 4 || ldb % 4) return "the copy engine reads A and B as stored only with lda and ldb multiples of 4";
+  return nullptr;
+}
+
+cudaError_t tf32x3_fused_product(int m, int n, int k, float alpha, const float* a, int64_t lda, bool a_k_in_cols,
+                                 const float* b, int64_t ldb, bool b_k_in_cols, float beta, float* c, int64_t ldc,
+                                 cudaStream_t s, int splits, float* work, Tf32x3Stats* stats) {
+  int sms = 0;
+  if (!sm90a_ready(&sms)) return cudaErrorInvalidDeviceFunction;
+  if (m <= 0 || n <= 0 || k <= 0 || !work || !stats) return cudaErrorInvalidValue;
+  if (tf32x3_fused_can_implement(reinterpret_cast<uintptr_t>(a), lda, reinterpret_cast<uintptr_t>(b), ldb))
+    return cudaErrorInvalidValue;
+  const int nkb = (k + kBK - 1) / kBK;
+  if (splits < 1 || splits > nkb || int64_t(k) * 3 > INT32_MAX) return cudaErrorInvalidValue;
+  // A: m-contiguous (A 'N': m x k stored) boxes of kBI lines x kBK, or K-major (k x m stored) boxes
+  // of kBK x kBI swizzled as the tiles; B likewise with n and kBJ.
+  CUtensorMap tb, ta;
+  const bool ok_a = a_k_in_cols ? make_tensor_map_2d(&ta, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, a, m, k, lda, kBI, kBK,
+                                                     CU_TENSOR_MAP_SWIZZLE_NONE)
+                                : make_map(&ta, a, k, m, lda, kBI);
+  const bool ok_b = b_k_in_cols ? make_tensor_map_2d(&tb, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, b, n, k, ldb, kBJ, kBK,
+                                                     CU_TENSOR_MAP_SWIZZLE_NONE)
+                                : make_map(&tb, b, k, n, ldb, kBJ);
+  if (!ok_a || !ok_b) return cudaErrorInvalidValue;
+  Params p;
+  p.c = c;
+  p.ldc = ldc;
+  p.m = m;
+  p.n = n;
+  p.k3 = 3 * k;
+  p.alpha = alpha;
+  p.beta = beta;
+  p.tiles_i = (m + kBI - 1) / kBI;
+  p.tiles_j = (n + kBJ - 1) / kBJ;
+  p.vec2 = 0;
+  p.splits = splits;
+  p.work = work;
+  p.work_vec2 = reinterpret_cast<uintptr_t>(work) % 8 == 0 && m % 2 == 0;
+  p.stats = nullptr;
+  p.nkp = 0;
+  p.via_work = 1;
+  p.gather = stats;
+  p.a_mn_major = a_k_in_cols;
+  p.b_mn_major = b_k_in_cols;
+  p.nkb = nkb;
+  const int64_t units = int64_t(p.tiles_i) * p.tiles_j * splits;
+  if (units > INT32_MAX) return cudaErrorInvalidValue;
+  const int grid = int(units < sms ? units : sms);
+  static SmemLimitOnce limit;
+  cudaError_t e = limit.set(reinterpret_cast<const void*>(tf32x3_fused_kernel), kFusedSmemBytes);
+  if (e != cudaSuccess) return e;
+  tf32x3_fused_kernel<<<grid, kThreads, kFusedSmemBytes, s>>>(tb, ta, p);
+  if ((e = cudaGetLastError()) != cudaSuccess) return e;
+  const int64_t mn = int64_t(m) * n;
+  const int blocks = int(std::min<int64_t>((mn + 255) / 256, int64_t(sms) * 16));
+  splitk_reduce_kernel<<<blocks, 256, 0, s>>>(work, splits, m, n, alpha, beta, c, ldc, stats, k);
   return cudaGetLastError();
 }
 
