@@ -212,11 +212,43 @@ void variant_operands(myblas::Tf32x3Kernel kernel, char ta, char tb, int m, int 
   myblas::tf32x3_operand_layout(kernel, k, m, oa);
   myblas::tf32x3_operand_layout(kernel, k, n, ob);
 }
+// The fused variant's sums (splits x m x n floats), grown on demand outside the timed loops (the
+// verification runs every shape's calls first).
+float* fused_work(size_t floats) {
+  static float* w = nullptr;
+  static size_t have = 0;
+  if (floats > have) {
+    if (w) CK(cudaFree(w));
+    CK(cudaMalloc(&w, floats * 4));
+    have = floats;
+  }
+  return w;
+}
+// The fused variant (p64-ordered-fused) on the operands as stored: no split; its statistics
+// gathered into the scratch's first floats and checked by its last pass and then by the host, as
+// the mode does. False: refused (C untouched), or the operands cannot be read as stored.
+bool fused_call(char ta, char tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
+                float beta, float* c, int ldc, float* scratch, myblas::Tf32x3Stats* stats, int splits, bool sync) {
+  if (myblas::tf32x3_fused_can_implement(reinterpret_cast<uintptr_t>(a), lda, reinterpret_cast<uintptr_t>(b), ldb))
+    return false;
+  splits = std::min(splits, (k + 31) / 32);
+  myblas::Tf32x3Stats* st = reinterpret_cast<myblas::Tf32x3Stats*>(scratch);
+  CK(cudaMemsetAsync(st, 0, sizeof *st, nullptr));
+  CK(myblas::tf32x3_fused_product(m, n, k, alpha, a, lda, ta == 'N', b, ldb, tb == 'T', beta, c, ldc, nullptr, splits,
+                                  fused_work(size_t(splits) * m * n), st));
+  if (!sync) return true;
+  CK(cudaMemcpyAsync(stats, st, sizeof *st, cudaMemcpyDeviceToHost, nullptr));
+  CK(cudaStreamSynchronize(nullptr));
+  return !myblas::tf32x3_refuse(*stats, k);
+}
 // overlap: as MYBLAS_SGEMM_TF32X3_STATS=overlap, the product queued before the statistics are read
-// (it checks them itself), the host waiting for their copy only.
+// (it checks them itself), the host waiting for their copy only. (The fused variant always checks
+// them so: overlap is ignored.)
 bool mode_variant(myblas::Tf32x3Kernel kernel, char ta, char tb, int m, int n, int k, float alpha, const float* a,
                   int lda, const float* b, int ldb, float beta, float* c, int ldc, float* scratch,
                   myblas::Tf32x3Stats* stats, int splits = 1, bool overlap = false) {
+  if (myblas::tf32x3_kernel_fused(kernel))
+    return fused_call(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, scratch, stats, splits, true);
   myblas::Tf32x3Operand oa, ob;
   variant_operands(kernel, ta, tb, m, n, k, a, lda, b, ldb, scratch, &oa, &ob);
   const int64_t ld3 = oa.ldd;
@@ -650,7 +682,16 @@ void speed_variants(FILE* csv) {
       const int64_t pld = myblas::tf32x3_operand_ld(kv, s.k);
       auto PA = [&](int t) { return S(t) + 64; };
       auto PB = [&](int t) { return S(t) + 64 + myblas::tf32x3_operand_floats(kv, s.k, s.m); };
-      t_prod[v] = bench::time_calls(
+      // (The fused variant's product row: the fused product alone on the operands as stored, its
+      // statistics gathered and checked by its last pass but not read by the host.)
+      const bool fused = myblas::tf32x3_kernel_fused(kv);
+      t_prod[v] = fused ? bench::time_calls(
+                              [&](int i) {
+                                fused_call(s.ta, s.tb, s.m, s.n, s.k, 1.f, A(i), ar, B(i), br, 0.f, C(i), s.m, S(i),
+                                           hstats, 1, false);
+                              },
+                              nsets, reps)
+                        : bench::time_calls(
           [&](int i) {
             CK(myblas::tf32x3_wgmma_product(s.m, s.n, 3 * s.k, 1.f, PA(i), PB(i), pld, 0.f, C(i % nsets), s.m, nullptr,
                                             kv));
@@ -673,7 +714,13 @@ void speed_variants(FILE* csv) {
                            splits, true);
             },
             nsets, reps);
-        t_prod_sk[v] = bench::time_calls(
+        t_prod_sk[v] = fused ? bench::time_calls(
+                                   [&](int i) {
+                                     fused_call(s.ta, s.tb, s.m, s.n, s.k, 1.f, A(i), ar, B(i), br, 0.f, C(i), s.m,
+                                                S(i), hstats, splits, false);
+                                   },
+                                   nsets, reps)
+                             : bench::time_calls(
             [&](int i) {
               CK(myblas::tf32x3_wgmma_product(s.m, s.n, 3 * s.k, 1.f, PA(i), PB(i), pld, 0.f, C(i % nsets), s.m,
                                               nullptr, kv, splits, S(i) + splitk_offset(s.m, s.n, s.k)));

@@ -3,14 +3,15 @@
 #   [VARIANTS="p64-ordered p64-ordered-2part"] bench/run_tf32x3_variants.sh OUT_DIR [BIN_DIR]
 # BIN_DIR (default .dev-tf32) holds test_sgemm_tf32x3 and bench_sgemm_tf32x3 (libmyblas.so* on
 # LD_LIBRARY_PATH), and optionally test_interface_sgemm. VARIANTS: the variants of steps 2 and 3
-# (default all seven). Steps, each under a time limit so that a variant that hangs costs its limit
+# (default all eight). Steps, each under a time limit so that a variant that hangs costs its limit
 # and no more:
 # 1. test_sgemm_tf32x3 without the per-variant product tests (the split in both layouts, the mode's
 #    suite with the default variant, p32-ordered bitwise p32, p64-ordered-2part bitwise
 #    p64-ordered where k is a multiple of 32);
 # 2. per variant: its product called directly against FP64 (odd sizes, edge tiles, a grid that
-#    walks two tiles), then, if that passed, the mode's device and accuracy tests under it
-#    (MYBLAS_SGEMM_TF32X3_KERNEL);
+#    walks two tiles; p64-ordered-fused: every transpose, and its statistics and refusal tests),
+#    then, if that passed, the mode's device, special-value and accuracy tests under it
+#    (MYBLAS_SGEMM_TF32X3_KERNEL; the summary counts the calls the fused product took);
 #    The mode's tests once more with split-K on (MYBLAS_SGEMM_TF32X3_SPLITK=auto), with and
 #    without the statistics checked on the device (MYBLAS_SGEMM_TF32X3_STATS=overlap);
 #    The SGEMM interface suite under MYBLAS_SGEMM_PRECISION=tf32x3-all, where BIN_DIR has it;
@@ -41,18 +42,24 @@ echo "test_sgemm_tf32x3 (default variant): rc $rc $(verdict "$work/test-default.
 grep -E "bitwise:|^\[  FAILED  \] [A-Za-z]" "$work/test-default.txt" | head -20 >> "$summary"
 
 passed=""
-for v in ${VARIANTS:-p32 p32-ordered p32-halves p64 p64-ordered p64-halves p64-ordered-2part}; do
+for v in ${VARIANTS:-p32 p32-ordered p32-halves p64 p64-ordered p64-halves p64-ordered-2part p64-ordered-fused}; do
   log=$work/test-$v.txt
-  timeout 45 "$bin/test_sgemm_tf32x3" --gtest_filter="AllVariants/Tf32x3ProductVariant.*/${v//-/_}" > "$log" 2>&1
+  filter="AllVariants/Tf32x3ProductVariant.*/${v//-/_}"
+  tests=1
+  if [ "$v" = p64-ordered-fused ]; then filter="$filter:Tf32x3Fused.*"; tests=3; fi
+  timeout 45 "$bin/test_sgemm_tf32x3" --gtest_filter="$filter" > "$log" 2>&1
   rc=$?
   line="variant $v: product test rc $rc $(verdict "$log")"
-  if [ $rc -eq 0 ] && grep -q '^\[  PASSED  \] 1 test' "$log"; then
+  if [ $rc -eq 0 ] && grep -q "^\[  PASSED  \] $tests test" "$log"; then
     passed="$passed,$v"
     if [ "$v" != p64-ordered ]; then  # (the default: step 1 ran the mode's tests with it)
-      MYBLAS_SGEMM_TF32X3_KERNEL=$v timeout 60 "$bin/test_sgemm_tf32x3" \
-          --gtest_filter=SgemmTf32x3Mode.DevicePointers*:SgemmTf32x3Mode.Accuracy* >> "$log" 2>&1
+      mlog=$work/test-$v-mode.txt
+      MYBLAS_SGEMM_TF32X3_KERNEL=$v MYBLAS_VERBOSE=1 timeout 60 "$bin/test_sgemm_tf32x3" \
+          --gtest_filter=SgemmTf32x3Mode.DevicePointers*:SgemmTf32x3Mode.Special*:SgemmTf32x3Mode.Accuracy* > "$mlog" 2>&1
       rc=$?
-      line="$line; mode tests rc $rc $(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | tail -1)"
+      grep -vE '^myblas|sgemm precision=' "$mlog" >> "$log"
+      line="$line; mode tests rc $rc $(grep -E '^\[  (PASSED|FAILED)  \]' "$mlog" | tail -1)"
+      [ "$v" = p64-ordered-fused ] && line="$line; calls on the fused product: $(grep -c 'fused product p64-ordered-fused' "$mlog"), refused to FP32: $(grep -c 'FP32 path' "$mlog")"
     fi
   fi
   [ $rc -eq 0 ] || status=1
