@@ -224,10 +224,10 @@ float* fused_work(size_t floats) {
   }
   return w;
 }
-// The fused variant (p64-ordered-fused) on the operands as stored: no split; its statistics
+// A fused variant (p64-ordered-fused*) on the operands as stored: no split; its statistics
 // gathered into the scratch's first floats and checked by its last pass and then by the host, as
 // the mode does. False: refused (C untouched), or the operands cannot be read as stored.
-bool fused_call(char ta, char tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
+bool fused_call(myblas::Tf32x3Kernel kernel, char ta, char tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
                 float beta, float* c, int ldc, float* scratch, myblas::Tf32x3Stats* stats, int splits, bool sync) {
   if (myblas::tf32x3_fused_can_implement(reinterpret_cast<uintptr_t>(a), lda, reinterpret_cast<uintptr_t>(b), ldb))
     return false;
@@ -235,7 +235,7 @@ bool fused_call(char ta, char tb, int m, int n, int k, float alpha, const float*
   myblas::Tf32x3Stats* st = reinterpret_cast<myblas::Tf32x3Stats*>(scratch);
   CK(cudaMemsetAsync(st, 0, sizeof *st, nullptr));
   CK(myblas::tf32x3_fused_product(m, n, k, alpha, a, lda, ta == 'N', b, ldb, tb == 'T', beta, c, ldc, nullptr, splits,
-                                  fused_work(size_t(splits) * m * n), st));
+                                  fused_work(size_t(splits) * m * n), st, kernel));
   if (!sync) return true;
   CK(cudaMemcpyAsync(stats, st, sizeof *st, cudaMemcpyDeviceToHost, nullptr));
   CK(cudaStreamSynchronize(nullptr));
@@ -248,7 +248,7 @@ bool mode_variant(myblas::Tf32x3Kernel kernel, char ta, char tb, int m, int n, i
                   int lda, const float* b, int ldb, float beta, float* c, int ldc, float* scratch,
                   myblas::Tf32x3Stats* stats, int splits = 1, bool overlap = false) {
   if (myblas::tf32x3_kernel_fused(kernel))
-    return fused_call(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, scratch, stats, splits, true);
+    return fused_call(kernel, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, scratch, stats, splits, true);
   myblas::Tf32x3Operand oa, ob;
   variant_operands(kernel, ta, tb, m, n, k, a, lda, b, ldb, scratch, &oa, &ob);
   const int64_t ld3 = oa.ldd;
@@ -687,8 +687,8 @@ void speed_variants(FILE* csv) {
       const bool fused = myblas::tf32x3_kernel_fused(kv);
       t_prod[v] = fused ? bench::time_calls(
                               [&](int i) {
-                                fused_call(s.ta, s.tb, s.m, s.n, s.k, 1.f, A(i), ar, B(i), br, 0.f, C(i), s.m, S(i),
-                                           hstats, 1, false);
+                                fused_call(kv, s.ta, s.tb, s.m, s.n, s.k, 1.f, A(i), ar, B(i), br, 0.f, C(i), s.m,
+                                           S(i), hstats, 1, false);
                               },
                               nsets, reps)
                         : bench::time_calls(
@@ -716,8 +716,8 @@ void speed_variants(FILE* csv) {
             nsets, reps);
         t_prod_sk[v] = fused ? bench::time_calls(
                                    [&](int i) {
-                                     fused_call(s.ta, s.tb, s.m, s.n, s.k, 1.f, A(i), ar, B(i), br, 0.f, C(i), s.m,
-                                                S(i), hstats, splits, false);
+                                     fused_call(kv, s.ta, s.tb, s.m, s.n, s.k, 1.f, A(i), ar, B(i), br, 0.f, C(i),
+                                                s.m, S(i), hstats, splits, false);
                                    },
                                    nsets, reps)
                              : bench::time_calls(

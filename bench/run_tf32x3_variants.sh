@@ -3,18 +3,19 @@
 #   [VARIANTS="p64-ordered p64-ordered-2part"] bench/run_tf32x3_variants.sh OUT_DIR [BIN_DIR]
 # BIN_DIR (default .dev-tf32) holds test_sgemm_tf32x3 and bench_sgemm_tf32x3 (libmyblas.so* on
 # LD_LIBRARY_PATH), and optionally test_interface_sgemm. VARIANTS: the variants of steps 2 and 3
-# (default all eight). Steps, each under a time limit so that a variant that hangs costs its limit
+# (default all nine). Steps, each under a time limit so that a variant that hangs costs its limit
 # and no more:
 # 1. test_sgemm_tf32x3 without the per-variant product tests (the split in both layouts, the mode's
 #    suite with the default variant, p32-ordered bitwise p32, p64-ordered-2part bitwise
 #    p64-ordered where k is a multiple of 32);
 # 2. per variant: its product called directly against FP64 (odd sizes, edge tiles, a grid that
-#    walks two tiles; p64-ordered-fused: every transpose, and its statistics and refusal tests),
+#    walks two tiles; p64-ordered-fused*: every transpose, and its statistics and refusal tests),
 #    then, if that passed, the mode's device, special-value and accuracy tests under it
 #    (MYBLAS_SGEMM_TF32X3_KERNEL; the summary counts the calls the fused product took);
 #    The mode's tests once more with split-K on (MYBLAS_SGEMM_TF32X3_SPLITK=auto), with and
 #    without the statistics checked on the device (MYBLAS_SGEMM_TF32X3_STATS=overlap);
-#    The SGEMM interface suite under MYBLAS_SGEMM_PRECISION=tf32x3-all, where BIN_DIR has it;
+#    The SGEMM interface suite under MYBLAS_SGEMM_PRECISION=tf32x3-all (the default variant and
+#    each fused one that passed), where BIN_DIR has it;
 # 3. bench_sgemm_tf32x3 --variants over the variants that passed 2: special values, the accuracy
 #    table with each variant, speed at 1024^3-8192^3 NN and 4096^3 TN/NT/TT beside cublasSgemm
 #    and cuBLAS TF32, with split-K where it applies (1024^3, 2048^3) and the statistics overlapped.
@@ -35,18 +36,18 @@ verdict() { grep -E '^\[  (PASSED|FAILED)  \]' "$1" | head -1; }
   echo "# revision: ${REVISION:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}; bin: $bin"
 } > "$summary"
 
-timeout 60 "$bin/test_sgemm_tf32x3" --gtest_filter=-*HostArrays*:AllVariants/* > "$work/test-default.txt" 2>&1
+timeout 60 "$bin/test_sgemm_tf32x3" --gtest_filter=-*HostArrays*:AllVariants/*:FusedVariants/* > "$work/test-default.txt" 2>&1
 rc=$?
 [ $rc -eq 0 ] || status=1
 echo "test_sgemm_tf32x3 (default variant): rc $rc $(verdict "$work/test-default.txt") $(grep -E '^\[  SKIPPED \] [0-9]+ test' "$work/test-default.txt") [$(elapsed)]" >> "$summary"
 grep -E "bitwise:|^\[  FAILED  \] [A-Za-z]" "$work/test-default.txt" | head -20 >> "$summary"
 
 passed=""
-for v in ${VARIANTS:-p32 p32-ordered p32-halves p64 p64-ordered p64-halves p64-ordered-2part p64-ordered-fused}; do
+for v in ${VARIANTS:-p32 p32-ordered p32-halves p64 p64-ordered p64-halves p64-ordered-2part p64-ordered-fused p64-ordered-fused-ahead}; do
   log=$work/test-$v.txt
   filter="AllVariants/Tf32x3ProductVariant.*/${v//-/_}"
   tests=1
-  if [ "$v" = p64-ordered-fused ]; then filter="$filter:Tf32x3Fused.*"; tests=3; fi
+  case $v in p64-ordered-fused*) filter="$filter:FusedVariants/*/${v//-/_}:Tf32x3Fused.*"; tests=3 ;; esac
   timeout 45 "$bin/test_sgemm_tf32x3" --gtest_filter="$filter" > "$log" 2>&1
   rc=$?
   line="variant $v: product test rc $rc $(verdict "$log")"
@@ -59,7 +60,7 @@ for v in ${VARIANTS:-p32 p32-ordered p32-halves p64 p64-ordered p64-halves p64-o
       rc=$?
       grep -vE '^myblas|sgemm precision=' "$mlog" >> "$log"
       line="$line; mode tests rc $rc $(grep -E '^\[  (PASSED|FAILED)  \]' "$mlog" | tail -1)"
-      [ "$v" = p64-ordered-fused ] && line="$line; calls on the fused product: $(grep -c 'fused product p64-ordered-fused' "$mlog"), refused to FP32: $(grep -c 'FP32 path' "$mlog")"
+      case $v in p64-ordered-fused*) line="$line; calls on the fused product: $(grep -c "fused product $v," "$mlog"), refused to FP32: $(grep -c 'FP32 path' "$mlog")" ;; esac
     fi
   fi
   [ $rc -eq 0 ] || status=1
@@ -82,14 +83,19 @@ for stats in wait overlap; do
 done
 
 # The SGEMM interface suite with the split on every GPU call (MYBLAS_SGEMM_PRECISION=tf32x3-all,
-# host arrays through the pipeline) under the defaults, where BIN_DIR holds test_interface_sgemm.
+# host arrays through the pipeline) under the defaults, and under each fused variant that passed
+# step 2, where BIN_DIR holds test_interface_sgemm.
 if [ -x "$bin/test_interface_sgemm" ]; then
-  log=$work/test-interface-tf32x3-all.txt
-  MYBLAS_BACKEND=cublas MYBLAS_SGEMM_PRECISION=tf32x3-all timeout 40 "$bin/test_interface_sgemm" > "$log" 2>&1
-  rc=$?
-  [ $rc -eq 0 ] || status=1
-  echo "test_interface_sgemm under tf32x3-all: rc $rc $(verdict "$log") [$(elapsed)]" >> "$summary"
-  grep -E "^\[  FAILED  \] [A-Za-z]" "$log" | head -10 | sed "s/^/    /" >> "$summary"
+  for v in default $(echo "$passed" | tr ',' '\n' | grep '^p64-ordered-fused'); do
+    log=$work/test-interface-tf32x3-all-$v.txt
+    kv=; [ "$v" = default ] || kv=$v
+    MYBLAS_SGEMM_TF32X3_KERNEL=$kv MYBLAS_BACKEND=cublas MYBLAS_SGEMM_PRECISION=tf32x3-all timeout 40 \
+        "$bin/test_interface_sgemm" > "$log" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || status=1
+    echo "test_interface_sgemm under tf32x3-all, variant $v: rc $rc $(verdict "$log") [$(elapsed)]" >> "$summary"
+    grep -E "^\[  FAILED  \] [A-Za-z]" "$log" | head -10 | sed "s/^/    /" >> "$summary"
+  done
 fi
 
 passed=${passed#,}

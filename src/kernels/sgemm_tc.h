@@ -103,12 +103,17 @@ const char* tf32x3_wgmma_can_implement(int64_t ld3);
 // contiguous into the K-major layout TF32 wgmma needs) and gathers the split's statistics, and
 // each block feeds three product k-blocks, big(A) big(B), small(A) big(B), big(A) small(B),
 // promoted every 64 terms with the consumers taking turns as p64_ordered. It takes the operands,
-// not a split (tf32x3_fused_product; tf32x3_wgmma_product refuses it).
+// not a split (tf32x3_fused_product; tf32x3_wgmma_product refuses it). It loads a block once the
+// previous one has been split; p64_ordered_fused_ahead keeps two raw blocks of A and loads the
+// next block of A and B while splitting this block's A, so that the loads' latency hides behind
+// the split (the same arithmetic: the same bits).
 enum class Tf32x3Kernel : int { p32, p32_ordered, p32_halves, p64, p64_ordered, p64_halves, p64_ordered_2part,
-                                p64_ordered_fused };
-constexpr int kTf32x3Kernels = 8;
+                                p64_ordered_fused, p64_ordered_fused_ahead };
+constexpr int kTf32x3Kernels = 9;
 inline bool tf32x3_kernel_two_parts(Tf32x3Kernel kernel) { return kernel == Tf32x3Kernel::p64_ordered_2part; }
-inline bool tf32x3_kernel_fused(Tf32x3Kernel kernel) { return kernel == Tf32x3Kernel::p64_ordered_fused; }
+inline bool tf32x3_kernel_fused(Tf32x3Kernel kernel) {
+  return kernel == Tf32x3Kernel::p64_ordered_fused || kernel == Tf32x3Kernel::p64_ordered_fused_ahead;
+}
 // The split operands' leading dimension for a variant and depth k (tf32x3_ld, or k rounded up to
 // a multiple of 4 for the two-part layout), the floats one operand of other extent mn takes, and
 // the layout fields of an operand (ldd, part_stride; small_part as the three-part layout needs it
@@ -147,7 +152,7 @@ size_t tf32x3_splitk_work_floats(int m, int n, int splits);
 // device_stats (optional): the split's statistics in device memory, checked by the product itself
 // with tf32x3_refuse's rule before it touches C (a refused call writes nothing), so that the
 // product can be queued before the host has read them (k3 must then be 3k).
-// The fused variant (p64_ordered_fused) on the operands as stored: C := alpha op(A) op(B) + beta C,
+// A fused variant (p64_ordered_fused, p64_ordered_fused_ahead) on the operands as stored: C := alpha op(A) op(B) + beta C,
 // op(A) m x k, op(B) k x n, A and B column-major with lda and ldb; a_k_in_cols: k runs along A's
 // stored columns (A 'N'), b_k_in_cols: along B's (B 'T'). Every unit of work writes its sums to
 // `work` (splits x m x n floats, leading dimension m; splits >= 1) and gathers the statistics of
@@ -160,7 +165,8 @@ size_t tf32x3_splitk_work_floats(int m, int n, int splits);
 const char* tf32x3_fused_can_implement(uintptr_t a, int64_t lda, uintptr_t b, int64_t ldb);
 cudaError_t tf32x3_fused_product(int m, int n, int k, float alpha, const float* a, int64_t lda, bool a_k_in_cols,
                                  const float* b, int64_t ldb, bool b_k_in_cols, float beta, float* c, int64_t ldc,
-                                 cudaStream_t s, int splits, float* work, Tf32x3Stats* stats);
+                                 cudaStream_t s, int splits, float* work, Tf32x3Stats* stats,
+                                 Tf32x3Kernel kernel = Tf32x3Kernel::p64_ordered_fused);
 cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float* a3, const float* b3, int64_t ld3,
                                  float beta, float* c, int64_t ldc, cudaStream_t s,
                                  Tf32x3Kernel kernel = kTf32x3DefaultKernel, int splits = 1, float* work = nullptr,

@@ -224,9 +224,11 @@ TEST(Tf32x3Fused, CanImplementNeedsCopyEngineAlignment) {
   EXPECT_NE(myblas::tf32x3_fused_can_implement(0x1000, 128, 0x2008, 128), nullptr);  // B 8-byte aligned
   EXPECT_NE(myblas::tf32x3_fused_can_implement(0x1000, 127, 0x2000, 128), nullptr);  // lda odd
   EXPECT_NE(myblas::tf32x3_fused_can_implement(0x1000, 128, 0x2000, 1030), nullptr);  // ldb 2 mod 4
-  EXPECT_TRUE(myblas::tf32x3_kernel_fused(myblas::Tf32x3Kernel::p64_ordered_fused));
+  using myblas::Tf32x3Kernel;
   for (int i = 0; i < myblas::kTf32x3Kernels; ++i)
-    EXPECT_EQ(myblas::tf32x3_kernel_fused(myblas::Tf32x3Kernel(i)), myblas::Tf32x3Kernel(i) == myblas::Tf32x3Kernel::p64_ordered_fused);
+    EXPECT_EQ(myblas::tf32x3_kernel_fused(Tf32x3Kernel(i)),
+              Tf32x3Kernel(i) == Tf32x3Kernel::p64_ordered_fused || Tf32x3Kernel(i) == Tf32x3Kernel::p64_ordered_fused_ahead)
+        << i;
 }
 
 // The shapes tf32x3 takes (dispatch/tf32x3_rule.h), at and beside each measured boundary.
@@ -528,9 +530,9 @@ std::vector<float> stored_as(char t, int rows, int cols, const std::vector<float
   return out;
 }
 
-// The fused variant on the operands as stored (ta, tb), as product_case; its statistics must
-// accept the data.
-std::vector<float> fused_case(char ta, char tb, int m, int n, int k, float alpha, float beta,
+// A fused variant on the operands as stored (ta, tb), as product_case; its statistics must accept
+// the data.
+std::vector<float> fused_case(myblas::Tf32x3Kernel kernel, char ta, char tb, int m, int n, int k, float alpha, float beta,
                               const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& c0,
                               int splits) {
   const int ldc = m + 3;
@@ -544,7 +546,7 @@ std::vector<float> fused_case(char ta, char tb, int m, int n, int k, float alpha
   DevBuf dc(cin, 0), dw(std::vector<float>(size_t(splits) * m * n, NAN), 0);  // (work: fully overwritten)
   auto* st = reinterpret_cast<myblas::Tf32x3Stats*>(ds.ptr);
   EXPECT_EQ(myblas::tf32x3_fused_product(m, n, k, alpha, da.ptr, lda, ta == 'N', db.ptr, ldb, tb == 'T', beta, dc.ptr,
-                                         ldc, nullptr, splits, dw.ptr, st),
+                                         ldc, nullptr, splits, dw.ptr, st, kernel),
             cudaSuccess);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<float> got(cin.size()), stats(64);
@@ -552,7 +554,8 @@ std::vector<float> fused_case(char ta, char tb, int m, int n, int k, float alpha
   ds.download(&stats);
   myblas::Tf32x3Stats hs;
   std::memcpy(&hs, stats.data(), sizeof hs);
-  const std::string what = std::string("p64-ordered-fused ") + ta + tb + " split-K " + std::to_string(splits);
+  const std::string what = std::string(myblas::tf32x3_kernel_name(kernel)) + " " + ta + tb + " split-K " +
+                           std::to_string(splits);
   const char* no = myblas::tf32x3_refuse(hs, k);
   EXPECT_EQ(no, nullptr) << what << ": the gathered statistics refuse uniform data (" << (no ? no : "") << ")";
   expect_product(what, m, n, k, alpha, beta, a, b, c0, got);
@@ -607,11 +610,18 @@ TEST_P(Tf32x3ProductVariant, WithinTheProvenBound) {
   if (!product_available(&why)) GTEST_SKIP() << why;
   SCOPED_TRACE("seed " + std::to_string(mbtest::test_seed()));
   if (myblas::tf32x3_kernel_fused(myblas::Tf32x3Kernel(GetParam()))) {
-    // Every transpose, each with and without split-K (3 slices, or as many as there are k-blocks).
+    // Every transpose, each with and without split-K (3 slices, or as many as there are k-blocks);
+    // the variant that loads ahead does p64-ordered-fused's arithmetic: its bits.
+    const auto kv = myblas::Tf32x3Kernel(GetParam());
     for (const ProductData& d : product_data())
       for (const char* t : {"NN", "TN", "NT", "TT"})
-        for (int splits : {1, std::min(3, (d.k + 31) / 32)})
-          fused_case(t[0], t[1], d.m, d.n, d.k, d.alpha, d.beta, d.a, d.b, d.c0, splits);
+        for (int splits : {1, std::min(3, (d.k + 31) / 32)}) {
+          const std::vector<float> got = fused_case(kv, t[0], t[1], d.m, d.n, d.k, d.alpha, d.beta, d.a, d.b, d.c0, splits);
+          if (kv != myblas::Tf32x3Kernel::p64_ordered_fused)
+            EXPECT_EQ(got, fused_case(myblas::Tf32x3Kernel::p64_ordered_fused, t[0], t[1], d.m, d.n, d.k, d.alpha,
+                                      d.beta, d.a, d.b, d.c0, splits))
+                << t << " " << d.m << "x" << d.n << "x" << d.k << " split-K " << splits << ": not p64-ordered-fused's bits";
+        }
     return;
   }
   for (const ProductData& d : product_data()) {
@@ -738,7 +748,9 @@ TEST(Tf32x3Product, DeviceStatisticsRefusalLeavesCUntouched) {
 // The fused variant's statistics are the split pass's (every element seen once or more, none
 // outside the operands: NaN lies in their padding), and values the split cannot represent make
 // its last pass leave C untouched, split-K or not.
-TEST(Tf32x3Fused, StatisticsAsTheSplitsAndRefusalLeavesCUntouched) {
+class Tf32x3FusedVariant : public ::testing::TestWithParam<myblas::Tf32x3Kernel> {};
+
+TEST_P(Tf32x3FusedVariant, StatisticsAsTheSplitsAndRefusalLeavesCUntouched) {
   REQUIRE_GPU();
   std::string why;
   if (!product_available(&why)) GTEST_SKIP() << why;
@@ -782,7 +794,7 @@ TEST(Tf32x3Fused, StatisticsAsTheSplitsAndRefusalLeavesCUntouched) {
         DevBuf dc(c0, 0), dw(std::vector<float>(size_t(splits) * m * n, NAN), 0);
         ASSERT_EQ(cudaMemset(fused_st, 0, sizeof *fused_st), cudaSuccess);
         ASSERT_EQ(myblas::tf32x3_fused_product(m, n, k, 0.5f, da.ptr, lda, t[0] == 'N', db.ptr, ldb, t[1] == 'T', -1.f,
-                                               dc.ptr, ldc, nullptr, splits, dw.ptr, fused_st),
+                                               dc.ptr, ldc, nullptr, splits, dw.ptr, fused_st, GetParam()),
                   cudaSuccess);
         ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
         std::vector<float> got(c0.size()), st(64);
@@ -800,11 +812,21 @@ TEST(Tf32x3Fused, StatisticsAsTheSplitsAndRefusalLeavesCUntouched) {
         if (refused)
           EXPECT_EQ(std::memcmp(got.data(), c0.data(), c0.size() * 4), 0) << "a refused product wrote C";
         else
-          expect_product(std::string("p64-ordered-fused ") + t + " split-K " + std::to_string(splits), m, n, k, 0.5f,
-                         -1.f, a, b, c0, got);
+          expect_product(std::string(myblas::tf32x3_kernel_name(GetParam())) + " " + t + " split-K " +
+                             std::to_string(splits),
+                         m, n, k, 0.5f, -1.f, a, b, c0, got);
       }
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(FusedVariants, Tf32x3FusedVariant,
+                         ::testing::Values(myblas::Tf32x3Kernel::p64_ordered_fused,
+                                           myblas::Tf32x3Kernel::p64_ordered_fused_ahead),
+                         [](const ::testing::TestParamInfo<myblas::Tf32x3Kernel>& info) {
+                           std::string name = myblas::tf32x3_kernel_name(info.param);
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
 
 // ---- the mode through cblas_sgemm ----
 struct ModeScope {  // sets the precision mode for one test, restores fp32 after

@@ -179,11 +179,11 @@ bool sgemm_tc_applies(const GemmProblem& p) {
 
 namespace {
 
-// The fused variant (p64-ordered-fused): no split pass; the product splits the operands as it
+// The fused variants (p64-ordered-fused, p64-ordered-fused-ahead): no split pass; the product splits the operands as it
 // loads them and gathers the statistics, writes its sums to scratch, and its last pass applies
 // alpha and beta unless the statistics refuse the split (then C is untouched and the host,
 // reading them, runs the FP32 path).
-bool fused_run(const GemmProblem& p, cudaStream_t s, int dev, std::string* why) {
+bool fused_run(const GemmProblem& p, cudaStream_t s, int dev, Tf32x3Kernel kernel, std::string* why) {
   const auto note = [&p](const std::string& what) {
     if (verbose())
       log_line(strformat("sgemm precision=tf32x3 %c%c m=%d n=%d k=%d: %s", op_char(p.ta), op_char(p.tb), p.m, p.n,
@@ -223,7 +223,7 @@ bool fused_run(const GemmProblem& p, cudaStream_t s, int dev, std::string* why) 
   if (queued) {
     const cudaError_t pe = tf32x3_fused_product(p.m, p.n, p.k, p.alpha, static_cast<const float*>(p.a), p.lda,
                                                 p.ta == Op::N, static_cast<const float*>(p.b), p.ldb, p.tb == Op::T,
-                                                p.beta, static_cast<float*>(p.c), p.ldc, s, splits, work, d_stats);
+                                                p.beta, static_cast<float*>(p.c), p.ldc, s, splits, work, d_stats, kernel);
     queued = cuda_step(pe, "the fused 3xTF32 product", why) &&
              cuda_step(cudaMemcpyAsync(h_stats, d_stats, sizeof(Tf32x3Stats), cudaMemcpyDeviceToHost, s),
                        "reading the split statistics", why);
@@ -239,7 +239,7 @@ bool fused_run(const GemmProblem& p, cudaStream_t s, int dev, std::string* why) 
   if (!queued) return refuse(*why);
   if (!cuda_step(cudaStreamSynchronize(s), "the fused 3xTF32 product", why)) return refuse(*why);
   if (const char* no = tf32x3_refuse(*h_stats, p.k)) return refuse(no);
-  note(std::string("3xTF32 (fused product p64-ordered-fused, sums promoted every 64 terms") +
+  note(std::string("3xTF32 (fused product ") + tf32x3_kernel_name(kernel) + ", sums promoted every 64 terms" +
        (splits > 1 ? ", split-K " + std::to_string(splits) : std::string()) + ", statistics checked on the device)");
   return true;
 }
@@ -280,8 +280,8 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
   if (tf32x3_kernel_fused(kernel)) {
     const char* no = tf32x3_fused_can_implement(reinterpret_cast<uintptr_t>(p.a), p.lda,
                                                 reinterpret_cast<uintptr_t>(p.b), p.ldb);
-    if (!no) return fused_run(p, s, dev, why);
-    note(std::string("the split pass with p64-ordered (p64-ordered-fused: ") + no + ")");
+    if (!no) return fused_run(p, s, dev, kernel, why);
+    note(std::string("the split pass with p64-ordered (") + tf32x3_kernel_name(kernel) + ": " + no + ")");
     kernel = Tf32x3Kernel::p64_ordered;
   }
   tf32x3_operand_layout(kernel, p.k, p.m, &a);  // (three parts along k, or two: the variant's)

@@ -57,14 +57,18 @@ constexpr int kStageBytes = kBytesB + kBytesA;    // 40 KiB per stage
 constexpr int kHalfOffset = (kBI / 2) * 128;      // bytes from an A3 tile's first row to its second half's
 constexpr int smem_bytes(int stages) { return stages * kStageBytes + 1024 /* 1024-byte alignment */ + 2 * stages * 8; }
 constexpr int kGroupRows = 16;  // tile rows per L2 group of the persistent tile order
-// The fused variant's shared memory: a ring of kFusedStages split stages (big and small tiles of
-// B and A, 80 KiB each), then one raw block (B then A as loaded, 40 KiB), then the barriers.
+// The fused variants' shared memory: a ring of kFusedStages split stages (big and small tiles of
+// B and A, 80 KiB each), then the raw blocks as loaded (B, then A: one A, or two where the loads
+// run a block ahead), then the barriers.
 constexpr int kFusedStages = 2;
 constexpr int kFusedBigB = 0, kFusedSmallB = kBytesB, kFusedBigA = 2 * kBytesB, kFusedSmallA = 2 * kBytesB + kBytesA;
 constexpr int kFusedStageBytes = 2 * (kBytesB + kBytesA);
-constexpr int kFusedSmemBytes = kFusedStages * kFusedStageBytes + kBytesB + kBytesA + 1024 + (2 * kFusedStages + 1) * 8;
+constexpr int fused_raw_a(bool ahead) { return ahead ? 2 : 1; }
+constexpr int fused_smem_bytes(bool ahead) {
+  return kFusedStages * kFusedStageBytes + kBytesB + fused_raw_a(ahead) * kBytesA + 1024 + (2 * kFusedStages + 3) * 8;
+}
 static_assert(kFusedSmallA % 1024 == 0 && kFusedStageBytes % 1024 == 0, "tiles must keep the 1024-byte swizzle alignment");
-static_assert(kFusedSmemBytes <= 227 * 1024, "the fused variant's shared memory over the per-block limit");
+static_assert(fused_smem_bytes(true) <= 227 * 1024, "the fused variants' shared memory over the per-block limit");
 static_assert(kBK * 4 == 128, "a stage's k extent must be one 128-byte swizzle row");
 static_assert(kBytesB % 1024 == 0 && kStageBytes % 1024 == 0, "tiles must keep the 1024-byte swizzle alignment");
 static_assert(kHalfOffset % 1024 == 0, "a half's rows must start a swizzle pattern");
@@ -335,6 +339,7 @@ template <int kLines>
 __device__ __forceinline__ void split_block(const unsigned char* raw, unsigned char* big, unsigned char* small,
                                             bool mn_major, int t, int nthreads, unsigned* max_bits,
                                             unsigned* not_min_bits) {
+#pragma unroll 2
   for (int q = t; q < kLines * (kBK / 4); q += nthreads) {
     const int line = q % kLines, chunk = q / kLines;
     const uint32_t off = swizzled(line, chunk);
@@ -497,12 +502,44 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 }
 
-// The fused variant (tf32x3_fused_product). Warpgroup 0 splits: thread 0 loads split block kb of
-// A and B as stored into the raw area (one block: its loads are issued as soon as the previous
-// block's split has read it), then all 128 threads split it into the next free stage of a
-// kFusedStages ring (big and small tiles of B and A) and gather the statistics; the consumers run
-// p64_ordered's schedule on the ring (tile_fused). Every unit's sums go to work; the last pass
-// (splitk_reduce_kernel) applies the refusal rule to the gathered statistics.
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// A block's split blocks in order: work unit u (tile u % tiles, k-slice u / tiles) for u =
+// blockIdx.x, + gridDim.x, ..., k-blocks [kb, kb1) of each (no slice is empty: splits <= nk).
+struct FusedWalk {
+  int u, kb, kb1;
+  __device__ __forceinline__ bool unit(const Params& p, int tiles, int units) {
+    if (u >= units) return false;
+    const int slice = u / tiles;
+    kb = tf32x3_schedule::slice_begin(p.nkb, p.splits, slice);
+    kb1 = tf32x3_schedule::slice_begin(p.nkb, p.splits, slice + 1);
+    return true;
+  }
+  __device__ __forceinline__ bool next(const Params& p, int tiles, int units) {
+    if (++kb < kb1) return true;
+    u += gridDim.x;
+    return unit(p, tiles, units);
+  }
+};
+// One operand's raw block: kBK x lines at (line, kx), as stored (mn_major: the lines contiguous).
+__device__ __forceinline__ void fused_load(const CUtensorMap* map, uint32_t dst, uint32_t bar, bool mn_major, int line,
+                                           int kx) {
+  if (mn_major)
+    tma_load_2d(dst, map, bar, line, kx);
+  else
+    tma_load_2d(dst, map, bar, kx, line);
+}
+#endif
+
+// The fused variants (tf32x3_fused_product). Warpgroup 0 splits: thread 0 loads split block kb of
+// A and B as stored into the raw area, then all 128 threads split it into the next free stage of
+// a kFusedStages ring (big and small tiles of B and A) and gather the statistics; the consumers
+// run p64_ordered's schedule on the ring (tile_fused). kAhead == false (p64_ordered_fused): one
+// raw block, whose loads are issued once the previous block's split has read all of it. kAhead
+// (p64_ordered_fused_ahead): two raw A blocks; B is split first, then B's next block and A's next
+// block are loaded while this block's A is split, so that the loads' latency hides behind the
+// split. Every unit's sums go to work; the last pass (splitk_reduce_kernel) applies the refusal
+// rule to the gathered statistics.
+template <bool kAhead>
 __global__ void __launch_bounds__(kThreads, 1)
     tf32x3_fused_kernel(const __grid_constant__ CUtensorMap tm_b, const __grid_constant__ CUtensorMap tm_a, Params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -512,9 +549,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   const uint32_t base = (raw_u32 + 1023u) & ~1023u;
   unsigned char* const gbase = smem_raw + (base - raw_u32);  // (the same place, generic address)
   const uint32_t rawb = base + kStages * kFusedStageBytes, rawa = rawb + kBytesB;
-  const uint32_t full0 = rawa + kBytesA;  // full[s]: stage s is split (128 arrivals)
+  const uint32_t full0 = rawa + (kAhead ? 2 : 1) * kBytesA;  // full[s]: stage s is split (128 arrivals)
   const uint32_t empty0 = full0 + kStages * 8;  // empty[s]: both consumers are done with stage s
-  const uint32_t landed = empty0 + kStages * 8;  // the raw block's bytes have landed
+  const uint32_t landed = empty0 + kStages * 8;  // the raw block's bytes have landed (kAhead: B's)
+  const uint32_t landed_a0 = landed + 8;         // kAhead: raw A block s's bytes have landed (s = 0, 1)
   const int wg = threadIdx.x / 128;
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
@@ -522,6 +560,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       mbar_init(empty0 + 8 * s, 8);
     }
     mbar_init(landed, 1);
+    mbar_init(landed_a0, 1);
+    mbar_init(landed_a0 + 8, 1);
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
@@ -540,7 +580,49 @@ __global__ void __launch_bounds__(kThreads, 1)
     unsigned max_a = 0, not_min_a = 0, max_b = 0, not_min_b = 0;
     Ring r;
     unsigned raw_phase = 0;
-    for (int u = blockIdx.x; u < units; u += gridDim.x) {
+    if constexpr (kAhead) {
+      const unsigned char* const raw_b = gbase + (rawb - base);
+      FusedWalk cur{int(blockIdx.x), 0, 0};
+      bool have = cur.unit(p, tiles, units);
+      auto load = [&](const FusedWalk& w, bool b, int slot) {  // (thread 0)
+        int tj, ti;
+        tile_coords(w.u % tiles, p, &tj, &ti);
+        if (b) {
+          mbar_expect_tx(landed, kBytesB);
+          fused_load(&tm_b, rawb, landed, p.b_mn_major, tj * kBJ, w.kb * kBK);
+        } else {
+          mbar_expect_tx(landed_a0 + 8 * slot, kBytesA);
+          fused_load(&tm_a, rawa + slot * kBytesA, landed_a0 + 8 * slot, p.a_mn_major, ti * kBI, w.kb * kBK);
+        }
+      };
+      if (t == 0 && have) {
+        load(cur, true, 0);
+        load(cur, false, 0);
+      }
+      for (unsigned j = 0; have; ++j) {
+        FusedWalk nxt = cur;
+        const bool more = nxt.next(p, tiles, units);
+        mbar_wait(empty0 + 8 * r.s, r.phase ^ 1);
+        unsigned char* const st = gbase + r.s * kFusedStageBytes;
+        mbar_wait(landed, j & 1);
+        split_block<kBJ>(raw_b, st + kFusedBigB, st + kFusedSmallB, p.b_mn_major, t, 128, &max_b, &not_min_b);
+        // Raw B has been read by all, and so has the raw A block split in the previous round.
+        asm volatile("bar.sync 3, 128;\n" ::: "memory");
+        if (t == 0 && more) {
+          load(nxt, true, 0);
+          load(nxt, false, int((j + 1) & 1));
+        }
+        mbar_wait(landed_a0 + 8 * (j & 1), (j >> 1) & 1);
+        split_block<kBI>(gbase + (rawa - base) + (j & 1) * kBytesA, st + kFusedBigA, st + kFusedSmallA, p.a_mn_major, t,
+                         128, &max_a, &not_min_a);
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // (as below)
+        mbar_arrive(full0 + 8 * r.s);
+        r.next<kStages>();
+        cur = nxt;
+        have = more;
+      }
+    }
+    for (int u = blockIdx.x; !kAhead && u < units; u += gridDim.x) {
       int tj, ti;
       tile_coords(u % tiles, p, &tj, &ti);
       const int slice = u / tiles;
@@ -645,7 +727,7 @@ cudaError_t launch(const CUtensorMap& tb, const CUtensorMap& ta, const Params& p
 }
 
 constexpr const char* kNames[kTf32x3Kernels] = {"p32", "p32-ordered", "p32-halves", "p64", "p64-ordered", "p64-halves",
-                                                 "p64-ordered-2part", "p64-ordered-fused"};
+                                                 "p64-ordered-2part", "p64-ordered-fused", "p64-ordered-fused-ahead"};
 }  // namespace
 
 const char* tf32x3_kernel_name(Tf32x3Kernel kernel) {
@@ -670,6 +752,7 @@ int tf32x3_kernel_promote_terms(Tf32x3Kernel kernel) {
     case Tf32x3Kernel::p64_halves:
     case Tf32x3Kernel::p64_ordered_2part:
     case Tf32x3Kernel::p64_ordered_fused:
+    case Tf32x3Kernel::p64_ordered_fused_ahead:
       return 64;
     default:
       return 32;
@@ -746,7 +829,8 @@ cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float*
     case Tf32x3Kernel::p64_ordered: e = launch<Tf32x3Kernel::p64_ordered>(tb, ta, p, grid, s); break;
     case Tf32x3Kernel::p64_halves: e = launch<Tf32x3Kernel::p64_halves>(tb, ta, p, grid, s); break;
     case Tf32x3Kernel::p64_ordered_2part: e = launch<Tf32x3Kernel::p64_ordered_2part>(tb, ta, p, grid, s); break;
-    case Tf32x3Kernel::p64_ordered_fused: break;  // (refused above)
+    case Tf32x3Kernel::p64_ordered_fused:
+    case Tf32x3Kernel::p64_ordered_fused_ahead: break;  // (refused above)
   }
   if (e != cudaSuccess || splits == 1) return e;
   const int64_t mn = int64_t(m) * n;
@@ -761,11 +845,24 @@ const char* tf32x3_fused_can_implement(uintptr_t a, int64_t lda, uintptr_t b, in
   return nullptr;
 }
 
+namespace {
+template <bool kAhead>
+cudaError_t fused_launch(const CUtensorMap& tb, const CUtensorMap& ta, const Params& p, int grid, cudaStream_t s) {
+  constexpr int bytes = fused_smem_bytes(kAhead);
+  static SmemLimitOnce limit;
+  const cudaError_t e = limit.set(reinterpret_cast<const void*>(tf32x3_fused_kernel<kAhead>), bytes);
+  if (e != cudaSuccess) return e;
+  tf32x3_fused_kernel<kAhead><<<grid, kThreads, bytes, s>>>(tb, ta, p);
+  return cudaGetLastError();
+}
+}  // namespace
+
 cudaError_t tf32x3_fused_product(int m, int n, int k, float alpha, const float* a, int64_t lda, bool a_k_in_cols,
                                  const float* b, int64_t ldb, bool b_k_in_cols, float beta, float* c, int64_t ldc,
-                                 cudaStream_t s, int splits, float* work, Tf32x3Stats* stats) {
+                                 cudaStream_t s, int splits, float* work, Tf32x3Stats* stats, Tf32x3Kernel kernel) {
   int sms = 0;
   if (!sm90a_ready(&sms)) return cudaErrorInvalidDeviceFunction;
+  if (!tf32x3_kernel_fused(kernel)) return cudaErrorInvalidValue;
   if (m <= 0 || n <= 0 || k <= 0 || !work || !stats) return cudaErrorInvalidValue;
   if (tf32x3_fused_can_implement(reinterpret_cast<uintptr_t>(a), lda, reinterpret_cast<uintptr_t>(b), ldb))
     return cudaErrorInvalidValue;
@@ -805,11 +902,9 @@ cudaError_t tf32x3_fused_product(int m, int n, int k, float alpha, const float* 
   const int64_t units = int64_t(p.tiles_i) * p.tiles_j * splits;
   if (units > INT32_MAX) return cudaErrorInvalidValue;
   const int grid = int(units < sms ? units : sms);
-  static SmemLimitOnce limit;
-  cudaError_t e = limit.set(reinterpret_cast<const void*>(tf32x3_fused_kernel), kFusedSmemBytes);
+  cudaError_t e = kernel == Tf32x3Kernel::p64_ordered_fused_ahead ? fused_launch<true>(tb, ta, p, grid, s)
+                                                                   : fused_launch<false>(tb, ta, p, grid, s);
   if (e != cudaSuccess) return e;
-  tf32x3_fused_kernel<<<grid, kThreads, kFusedSmemBytes, s>>>(tb, ta, p);
-  if ((e = cudaGetLastError()) != cudaSuccess) return e;
   const int64_t mn = int64_t(m) * n;
   const int blocks = int(std::min<int64_t>((mn + 255) / 256, int64_t(sms) * 16));
   splitk_reduce_kernel<<<blocks, 256, 0, s>>>(work, splits, m, n, alpha, beta, c, ldc, stats, k);
