@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The 3xTF32 product kernel's variants on the GPU machine (run through .gpu/run.sh):
-#   [VARIANTS="p64-ordered p64-ordered-2part"] bench/run_tf32x3_variants.sh OUT_DIR [BIN_DIR]
+#   [VARIANTS="p64-ordered p64-ordered-2part"] [BUDGET=seconds] bench/run_tf32x3_variants.sh OUT_DIR [BIN_DIR]
 # BIN_DIR (default .dev-tf32) holds test_sgemm_tf32x3 and bench_sgemm_tf32x3 (libmyblas.so* on
 # LD_LIBRARY_PATH), and optionally test_interface_sgemm. VARIANTS: the variants of steps 2 and 3
 # (default all nine). Steps, each under a time limit so that a variant that hangs costs its limit
@@ -20,7 +20,8 @@
 #    table with each variant, speed at 1024^3-8192^3 NN and 4096^3 TN/NT/TT beside cublasSgemm
 #    and cuBLAS TF32, with split-K where it applies (1024^3, 2048^3) and the statistics overlapped.
 # Writes OUT_DIR/tf32x3-variants.txt (summary, also printed) and OUT_DIR/tf32x3-variants.tar.gz
-# (every log and CSV).
+# (every log and CSV). BUDGET (seconds, default 200): no step runs past BUDGET - 8 s, so that a run
+# under an outer limit of BUDGET + 5 s still writes its files.
 set -uo pipefail
 out=${1:?usage: bench/run_tf32x3_variants.sh OUT_DIR [BIN_DIR]}
 bin=${2:-.dev-tf32}
@@ -30,13 +31,20 @@ summary=$out/tf32x3-variants.txt
 status=0
 t0=$(date +%s)
 elapsed() { echo "$(( $(date +%s) - t0 )) s"; }
+# A step's time limit: its own, or what is left of BUDGET less 8 s for the files, whichever is less.
+lim() {
+  local l=$1 r=$(( ${BUDGET:-200} - ($(date +%s) - t0) - 8 ))
+  [ $r -lt $l ] && l=$r
+  [ $l -ge 1 ] || l=1
+  echo $l
+}
 verdict() { grep -E '^\[  (PASSED|FAILED)  \]' "$1" | head -1; }
 {
   echo "# tf32x3 variants: $(date -u '+%Y-%m-%d %H:%M UTC'); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sed -n 1p)"
   echo "# revision: ${REVISION:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}; bin: $bin"
 } > "$summary"
 
-timeout 60 "$bin/test_sgemm_tf32x3" --gtest_filter=-*HostArrays*:AllVariants/*:FusedVariants/* > "$work/test-default.txt" 2>&1
+timeout $(lim 60) "$bin/test_sgemm_tf32x3" --gtest_filter=-*HostArrays*:AllVariants/*:FusedVariants/* > "$work/test-default.txt" 2>&1
 rc=$?
 [ $rc -eq 0 ] || status=1
 echo "test_sgemm_tf32x3 (default variant): rc $rc $(verdict "$work/test-default.txt") $(grep -E '^\[  SKIPPED \] [0-9]+ test' "$work/test-default.txt") [$(elapsed)]" >> "$summary"
@@ -48,14 +56,14 @@ for v in ${VARIANTS:-p32 p32-ordered p32-halves p64 p64-ordered p64-halves p64-o
   filter="AllVariants/Tf32x3ProductVariant.*/${v//-/_}"
   tests=1
   case $v in p64-ordered-fused*) filter="$filter:FusedVariants/*/${v//-/_}:Tf32x3Fused.*"; tests=3 ;; esac
-  timeout 45 "$bin/test_sgemm_tf32x3" --gtest_filter="$filter" > "$log" 2>&1
+  timeout $(lim 30) "$bin/test_sgemm_tf32x3" --gtest_filter="$filter" > "$log" 2>&1
   rc=$?
   line="variant $v: product test rc $rc $(verdict "$log")"
   if [ $rc -eq 0 ] && grep -q "^\[  PASSED  \] $tests test" "$log"; then
     passed="$passed,$v"
     if [ "$v" != p64-ordered ]; then  # (the default: step 1 ran the mode's tests with it)
       mlog=$work/test-$v-mode.txt
-      MYBLAS_SGEMM_TF32X3_KERNEL=$v MYBLAS_VERBOSE=1 timeout 60 "$bin/test_sgemm_tf32x3" \
+      MYBLAS_SGEMM_TF32X3_KERNEL=$v MYBLAS_VERBOSE=1 timeout $(lim 40) "$bin/test_sgemm_tf32x3" \
           --gtest_filter=SgemmTf32x3Mode.DevicePointers*:SgemmTf32x3Mode.Special*:SgemmTf32x3Mode.Accuracy* > "$mlog" 2>&1
       rc=$?
       grep -vE '^myblas|sgemm precision=' "$mlog" >> "$log"
@@ -74,7 +82,7 @@ done
 # values included (a refused call must leave C to the FP32 path).
 for stats in wait overlap; do
   log=$work/test-splitk-$stats.txt
-  MYBLAS_SGEMM_TF32X3_SPLITK=auto MYBLAS_SGEMM_TF32X3_STATS=$stats MYBLAS_VERBOSE=1 timeout 60 "$bin/test_sgemm_tf32x3" \
+  MYBLAS_SGEMM_TF32X3_SPLITK=auto MYBLAS_SGEMM_TF32X3_STATS=$stats MYBLAS_VERBOSE=1 timeout $(lim 60) "$bin/test_sgemm_tf32x3" \
       --gtest_filter=SgemmTf32x3Mode.DevicePointers*:SgemmTf32x3Mode.Accuracy*:SgemmTf32x3Mode.Special* > "$log" 2>&1
   rc=$?
   [ $rc -eq 0 ] || status=1
@@ -89,7 +97,7 @@ if [ -x "$bin/test_interface_sgemm" ]; then
   for v in default $(echo "$passed" | tr ',' '\n' | grep '^p64-ordered-fused'); do
     log=$work/test-interface-tf32x3-all-$v.txt
     kv=; [ "$v" = default ] || kv=$v
-    MYBLAS_SGEMM_TF32X3_KERNEL=$kv MYBLAS_BACKEND=cublas MYBLAS_SGEMM_PRECISION=tf32x3-all timeout 40 \
+    MYBLAS_SGEMM_TF32X3_KERNEL=$kv MYBLAS_BACKEND=cublas MYBLAS_SGEMM_PRECISION=tf32x3-all timeout $(lim 40) \
         "$bin/test_interface_sgemm" > "$log" 2>&1
     rc=$?
     [ $rc -eq 0 ] || status=1
@@ -100,7 +108,7 @@ fi
 
 passed=${passed#,}
 if [ -n "$passed" ]; then
-  timeout 170 "$bin/bench_sgemm_tf32x3" --variants --kernels="$passed" --out="$work" > "$work/bench.txt" 2>&1
+  timeout $(lim 170) "$bin/bench_sgemm_tf32x3" --variants --kernels="$passed" --out="$work" > "$work/bench.txt" 2>&1
   rc=$?
   [ $rc -eq 0 ] || status=1
   echo "bench_sgemm_tf32x3 --variants --kernels=$passed: rc $rc [$(elapsed)]" >> "$summary"
