@@ -154,12 +154,14 @@ size_t tf32x3_splitk_work_floats(int m, int n, int splits);
 // product can be queued before the host has read them (k3 must then be 3k).
 // A fused variant (p64_ordered_fused, p64_ordered_fused_ahead) on the operands as stored: C := alpha op(A) op(B) + beta C,
 // op(A) m x k, op(B) k x n, A and B column-major with lda and ldb; a_k_in_cols: k runs along A's
-// stored columns (A 'N'), b_k_in_cols: along B's (B 'T'). Every unit of work writes its sums to
-// `work` (splits x m x n floats, leading dimension m; splits >= 1) and gathers the statistics of
-// the split into *stats (device memory, zeroed by the caller on the same stream, as for
-// tf32x3_split); a last pass adds the slices and applies alpha and beta unless tf32x3_refuse's
-// rule refuses those statistics, in which case C is left untouched (the caller reads *stats and
-// runs the FP32 path). tf32x3_fused_can_implement: nullptr when the operands can be read so
+// stored columns (A 'N'), b_k_in_cols: along B's (B 'T'). It gathers the statistics of the split
+// into *stats (device memory, zeroed by the caller on the same stream, as for tf32x3_split), which
+// are complete only at its end: every unit of work writes its sums to `work` (splits x m x n
+// floats, leading dimension m; splits >= 1) and a last pass adds the slices and applies alpha and
+// beta unless tf32x3_refuse's rule refuses those statistics, in which case C is left untouched
+// (the caller reads *stats and runs the FP32 path). Except with beta == 0 and splits == 1, where
+// C's old values are no input: the product writes C directly (work may be null), and where the
+// statistics refuse, C holds no result and the caller's FP32 path overwrites all of it. tf32x3_fused_can_implement: nullptr when the operands can be read so
 // (the copy engine needs A and B 16-byte aligned with lda and ldb multiples of 4), else why
 // not; those calls keep the split pass (tf32x3_split and tf32x3_wgmma_product).
 const char* tf32x3_fused_can_implement(uintptr_t a, int64_t lda, uintptr_t b, int64_t ldb);

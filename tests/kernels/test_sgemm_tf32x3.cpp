@@ -610,18 +610,21 @@ TEST_P(Tf32x3ProductVariant, WithinTheProvenBound) {
   if (!product_available(&why)) GTEST_SKIP() << why;
   SCOPED_TRACE("seed " + std::to_string(mbtest::test_seed()));
   if (myblas::tf32x3_kernel_fused(myblas::Tf32x3Kernel(GetParam()))) {
-    // Every transpose, each with and without split-K (3 slices, or as many as there are k-blocks);
-    // the variant that loads ahead does p64-ordered-fused's arithmetic: its bits.
+    // Every transpose, each with and without split-K (3 slices, or as many as there are k-blocks),
+    // with the shape's beta and with beta == 0 (where, without split-K, the product writes C
+    // itself); the variant that loads ahead does p64-ordered-fused's arithmetic: its bits.
     const auto kv = myblas::Tf32x3Kernel(GetParam());
     for (const ProductData& d : product_data())
       for (const char* t : {"NN", "TN", "NT", "TT"})
-        for (int splits : {1, std::min(3, (d.k + 31) / 32)}) {
-          const std::vector<float> got = fused_case(kv, t[0], t[1], d.m, d.n, d.k, d.alpha, d.beta, d.a, d.b, d.c0, splits);
-          if (kv != myblas::Tf32x3Kernel::p64_ordered_fused)
-            EXPECT_EQ(got, fused_case(myblas::Tf32x3Kernel::p64_ordered_fused, t[0], t[1], d.m, d.n, d.k, d.alpha,
-                                      d.beta, d.a, d.b, d.c0, splits))
-                << t << " " << d.m << "x" << d.n << "x" << d.k << " split-K " << splits << ": not p64-ordered-fused's bits";
-        }
+        for (int splits : {1, std::min(3, (d.k + 31) / 32)})
+          for (float beta : {d.beta, 0.f}) {
+            const std::vector<float> got = fused_case(kv, t[0], t[1], d.m, d.n, d.k, d.alpha, beta, d.a, d.b, d.c0, splits);
+            if (kv != myblas::Tf32x3Kernel::p64_ordered_fused)
+              EXPECT_EQ(got, fused_case(myblas::Tf32x3Kernel::p64_ordered_fused, t[0], t[1], d.m, d.n, d.k, d.alpha,
+                                        beta, d.a, d.b, d.c0, splits))
+                  << t << " " << d.m << "x" << d.n << "x" << d.k << " split-K " << splits << " beta " << beta
+                  << ": not p64-ordered-fused's bits";
+          }
     return;
   }
   for (const ProductData& d : product_data()) {
@@ -945,27 +948,30 @@ TEST(SgemmTf32x3Mode, SpecialValuesGiveTheFp32ResultBitwise) {
   } specials[] = {{"Inf in A", INFINITY, 0}, {"-Inf in B", 0, -INFINITY}, {"NaN in A", NAN, 0},
                   {"1e-35 in A", 1e-35f, 0}, {"1e-21 in A and B", 1e-21f, 1e-21f}, {"1e30 in A and B", 1e30f, 1e30f},
                   {"3.4e38 in B", 0, 3.4e38f}};
-  // (lda 128 and ldb 1032: operands p64-ordered-fused reads as stored, when it is the variant)
+  // (lda 128 and ldb 1032: operands the fused variants read as stored, when one is the variant;
+  // with beta == 0 a fused product writes C before the statistics are known, and a refused call's
+  // FP32 path must overwrite all of it.)
   const int lds[][2] = {{m, k}, {128, 1032}};
   for (const auto& ld : lds)
-    for (const Special& sp : specials) {
-      SCOPED_TRACE(std::string(sp.name) + " lda " + std::to_string(ld[0]));
-      mbtest::Matrix a(m, k, ld[0], rng), b(k, n, ld[1], rng), c(m, n, m, rng);
-      if (sp.va != 0) a.at(3, 11) = sp.va;
-      if (sp.vb != 0) b.at(11, 5) = sp.vb;
-      DevBuf da(a.buf, 0), db(b.buf, 0);
-      std::vector<float> out[2];
-      for (int mode : {MYBLAS_SGEMM_FP32, MYBLAS_SGEMM_TF32X3_ALL}) {
-        ModeScope scope(mode);
-        DevBuf dc(c.buf, 0);
-        call('N', 'N', m, n, k, 1.f, da.ptr + mbtest::Matrix::kPad, ld[0], db.ptr + mbtest::Matrix::kPad, ld[1], 0.5f,
-             dc.ptr + mbtest::Matrix::kPad, m);
-        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-        out[mode == MYBLAS_SGEMM_FP32 ? 0 : 1].resize(c.buf.size());
-        dc.download(&out[mode == MYBLAS_SGEMM_FP32 ? 0 : 1]);
+    for (const Special& sp : specials)
+      for (float beta : {0.5f, 0.f}) {
+        SCOPED_TRACE(std::string(sp.name) + " lda " + std::to_string(ld[0]) + " beta " + std::to_string(beta));
+        mbtest::Matrix a(m, k, ld[0], rng), b(k, n, ld[1], rng), c(m, n, m, rng);
+        if (sp.va != 0) a.at(3, 11) = sp.va;
+        if (sp.vb != 0) b.at(11, 5) = sp.vb;
+        DevBuf da(a.buf, 0), db(b.buf, 0);
+        std::vector<float> out[2];
+        for (int mode : {MYBLAS_SGEMM_FP32, MYBLAS_SGEMM_TF32X3_ALL}) {
+          ModeScope scope(mode);
+          DevBuf dc(c.buf, 0);
+          call('N', 'N', m, n, k, 1.f, da.ptr + mbtest::Matrix::kPad, ld[0], db.ptr + mbtest::Matrix::kPad, ld[1],
+               beta, dc.ptr + mbtest::Matrix::kPad, m);
+          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+          out[mode == MYBLAS_SGEMM_FP32 ? 0 : 1].resize(c.buf.size());
+          dc.download(&out[mode == MYBLAS_SGEMM_FP32 ? 0 : 1]);
+        }
+        EXPECT_EQ(std::memcmp(out[0].data(), out[1].data(), out[0].size() * 4), 0) << "differs from the FP32 path";
       }
-      EXPECT_EQ(std::memcmp(out[0].data(), out[1].data(), out[0].size() * 4), 0) << "differs from the FP32 path";
-    }
 }
 
 // The accuracy contract, against an FP64 reference on three kinds of data, per element

@@ -179,10 +179,11 @@ bool sgemm_tc_applies(const GemmProblem& p) {
 
 namespace {
 
-// The fused variants (p64-ordered-fused, p64-ordered-fused-ahead): no split pass; the product splits the operands as it
-// loads them and gathers the statistics, writes its sums to scratch, and its last pass applies
-// alpha and beta unless the statistics refuse the split (then C is untouched and the host,
-// reading them, runs the FP32 path).
+// The fused variants (p64-ordered-fused, p64-ordered-fused-ahead): no split pass; the product
+// splits the operands as it loads them and gathers the statistics, writes its sums to scratch,
+// and its last pass applies alpha and beta unless the statistics refuse the split (then C is
+// untouched and the host, reading them, runs the FP32 path). With beta == 0 and no split-K it
+// writes C itself: the FP32 path of a refused call does not read C and overwrites all of it.
 bool fused_run(const GemmProblem& p, cudaStream_t s, int dev, Tf32x3Kernel kernel, std::string* why) {
   const auto note = [&p](const std::string& what) {
     if (verbose())
@@ -202,7 +203,9 @@ bool fused_run(const GemmProblem& p, cudaStream_t s, int dev, Tf32x3Kernel kerne
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess)
       splits = std::min(tf32x3_splitk_choose(p.m, p.n, 3 * p.k, sms), nkb);
   }
-  const size_t bytes = kStatsBytes + size_t(splits) * size_t(p.m) * size_t(p.n) * 4;
+  // (beta == 0 without split-K: the product writes C itself and needs no sums in scratch.)
+  const bool direct = p.beta == 0.f && splits == 1;
+  const size_t bytes = kStatsBytes + (direct ? 0 : size_t(splits) * size_t(p.m) * size_t(p.n) * 4);
   cudaError_t e;
   Scratch* kept = kept_scratch(dev, bytes, s, &e);
   if (!kept && e != cudaSuccess) return refuse(note_cuda_error(e, "scratch for the fused product's sums"));

@@ -863,7 +863,10 @@ cudaError_t tf32x3_fused_product(int m, int n, int k, float alpha, const float* 
   int sms = 0;
   if (!sm90a_ready(&sms)) return cudaErrorInvalidDeviceFunction;
   if (!tf32x3_kernel_fused(kernel)) return cudaErrorInvalidValue;
-  if (m <= 0 || n <= 0 || k <= 0 || !work || !stats) return cudaErrorInvalidValue;
+  // beta == 0 without split-K: C's old values are no input, so the product writes C itself (a
+  // refused call's FP32 path overwrites all of it); otherwise its sums wait in work for the verdict.
+  const bool direct = beta == 0.f && splits == 1;
+  if (m <= 0 || n <= 0 || k <= 0 || !stats || (!direct && !work)) return cudaErrorInvalidValue;
   if (tf32x3_fused_can_implement(reinterpret_cast<uintptr_t>(a), lda, reinterpret_cast<uintptr_t>(b), ldb))
     return cudaErrorInvalidValue;
   const int nkb = (k + kBK - 1) / kBK;
@@ -888,13 +891,13 @@ cudaError_t tf32x3_fused_product(int m, int n, int k, float alpha, const float* 
   p.beta = beta;
   p.tiles_i = (m + kBI - 1) / kBI;
   p.tiles_j = (n + kBJ - 1) / kBJ;
-  p.vec2 = 0;
+  p.vec2 = reinterpret_cast<uintptr_t>(c) % 8 == 0 && ldc % 2 == 0;
   p.splits = splits;
   p.work = work;
   p.work_vec2 = reinterpret_cast<uintptr_t>(work) % 8 == 0 && m % 2 == 0;
   p.stats = nullptr;
   p.nkp = 0;
-  p.via_work = 1;
+  p.via_work = !direct;
   p.gather = stats;
   p.a_mn_major = a_k_in_cols;
   p.b_mn_major = b_k_in_cols;
@@ -907,6 +910,7 @@ cudaError_t tf32x3_fused_product(int m, int n, int k, float alpha, const float* 
   if (e != cudaSuccess) return e;
   const int64_t mn = int64_t(m) * n;
   const int blocks = int(std::min<int64_t>((mn + 255) / 256, int64_t(sms) * 16));
+  if (direct) return cudaSuccess;
   splitk_reduce_kernel<<<blocks, 256, 0, s>>>(work, splits, m, n, alpha, beta, c, ldc, stats, k);
   return cudaGetLastError();
 }
