@@ -40,6 +40,7 @@ struct DevBuf {
     EXPECT_EQ(cudaMemcpy(ptr, host.data(), count * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
   }
   void download(std::vector<float>* host) const {
+    host->resize(count);  // (the whole buffer comes back: a shorter vector would be overrun)
     EXPECT_EQ(cudaMemcpy(host->data(), ptr, count * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
   }
 };
