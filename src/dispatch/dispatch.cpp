@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <exception>
 #include <initializer_list>
+#include <mutex>
 #include <utility>
 #include <vector>
 #include <string>
@@ -26,6 +27,7 @@
 #include "dispatch/call_range.h"
 #include "dispatch/device_rule.h"
 #include "dispatch/program_break.h"
+#include "dispatch/rules.h"
 #include "dispatch/table_source.h"
 #include "interface/entry.h"
 #include "kernels/hgemm.h"
@@ -66,59 +68,6 @@ std::string evidence_note(const DispatchTable& t, const DeviceEvidence& e) {
   return table_note(t, *e.row) + (e.hi ? strformat(" bracket-to=%d", e.hi->line) : std::string());
 }
 
-// What the rules look at.
-struct Request {
-  Routine routine;
-  Backend backend;
-  bool gpu;          // a usable GPU is present
-  bool any_device;   // some operand that will be read or written lives in device memory
-  bool has_kernel;   // we have a kernel for this routine that can run this problem
-  bool kernel_wins;  // the measured table says our kernel beats cuBLAS for this shape
-  bool host_gpu_wins;  // host arrays only: the measured table says the GPU pipeline is faster
-};
-
-struct Rule {
-  const char* name;  // printed by MYBLAS_VERBOSE: which rule decided the call
-  bool (*applies)(const Request&);
-  Path path;
-};
-
-// First matching rule wins.
-constexpr Rule kRules[] = {
-    {"forced-cpu", [](const Request& r) { return r.backend == Backend::cpu; }, Path::cpu},
-    {"no-gpu", [](const Request& r) { return !r.gpu; }, Path::cpu},
-    {"forced-cublas", [](const Request& r) { return r.backend == Backend::cublas; }, Path::cublas},
-    {"forced-kernels", [](const Request& r) { return r.backend == Backend::kernels && r.has_kernel; },
-     Path::kernels},
-    // Problems our kernel refuses (its can_implement gave a reason, logged with MYBLAS_VERBOSE):
-    // MYBLAS_BACKEND=kernels runs them on cuBLAS.
-    {"forced-kernels-none", [](const Request& r) { return r.backend == Backend::kernels; }, Path::cublas},
-    {"auto-measured-kernel", [](const Request& r) { return r.any_device && r.kernel_wins; }, Path::kernels},
-    {"auto-device-operands", [](const Request& r) { return r.any_device; }, Path::cublas},
-    {"auto-host-measured-gpu", [](const Request& r) { return r.host_gpu_wins; }, Path::cublas},
-    {"auto-host-operands", [](const Request&) { return true; }, Path::cpu},
-};
-
-constexpr const Rule& choose(const Request& r) {
-  for (const Rule& rule : kRules)
-    if (rule.applies(r)) return rule;
-  return kRules[sizeof kRules / sizeof kRules[0] - 1];
-}
-
-// Without a usable GPU the rules send every call to the CPU, whatever the backend setting and
-// their other inputs: run_gemm, run_gemv and run_blas rely on it to send host-array calls there
-// before looking at anything else (straight_to_cpu).
-constexpr bool no_gpu_means_cpu() {
-  constexpr Backend kBackends[] = {Backend::auto_, Backend::cpu, Backend::cublas, Backend::kernels};
-  for (const Backend b : kBackends)
-    for (int bits = 0; bits < 16; ++bits)
-      if (choose(Request{Routine::sgemm, b, false, (bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0,
-                         (bits & 8) != 0})
-              .path != Path::cpu)
-        return false;
-  return true;
-}
-static_assert(no_gpu_means_cpu(), "a rule sends a call to the GPU in a process without one");
 
 // Whether this call goes straight to the CPU BLAS, before its operands are located or the rules
 // and the table are asked: a process without a usable GPU (none found, none lost: every operand
@@ -127,6 +76,53 @@ static_assert(no_gpu_means_cpu(), "a rule sends a call to the GPU in a process w
 // and the library's own part of it is tens of nanoseconds, so nothing else is asked first. (An
 // unknown MYBLAS_BACKEND still gets its one warning: loading the CPU BLAS asks backend_setting.)
 inline bool straight_to_cpu() { return cpu_only_process() && !verbose(); }
+
+// What a host-array call in a process with a usable GPU reads to know, before its operands are
+// located, that the rules send it to the CPU: the table's host routes (rules.h), kept apart from
+// the table itself. After a small BLAS call has streamed its operands through the caches, every
+// distinct line of library state the next call reads is a cache miss (the table's per-routine
+// flags sit 10 KB into it: about 100 ns of a 64 x 64 DGEMV on the build VM), so this is two
+// adjacent lines, filled once.
+struct alignas(128) HostFast {
+  std::atomic<int> state{0};  // 0: not filled; 1: usable; 2: not usable (the devices' tables differ)
+  const DispatchTable* table = nullptr;
+  HostCpuRoutes routes;
+};
+HostFast g_host_fast;
+
+__attribute__((noinline)) void fill_host_fast() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const bool uniform = dispatch_tables_uniform();
+    if (uniform) {
+      g_host_fast.table = &dispatch_table(-1);
+      g_host_fast.routes = host_cpu_routes(g_host_fast.table->host_gpu_rows);
+    }
+    g_host_fast.state.store(uniform ? 1 : 2, std::memory_order_release);
+  });
+}
+
+// Whether a host-array call of routine r (< kRoutineCount) in a process with a usable GPU goes to
+// the CPU BLAS without the general path: no verbose log, every operand (nullptr: not read) in the
+// program-break heap, which is host memory whatever the CUDA state (dispatch/program_break.h), so
+// nothing is asked of the driver; and the rules send the routine's host-array calls to the CPU
+// whatever their shape, or (auto mode where some host row of the routine names the GPU) unless
+// the nearest host row does: row_gpu(table) is asked only then. The same rules with the same
+// inputs as the general path: it decides the CPU for exactly these calls too.
+template <class RowGpu>
+inline bool heap_call_to_cpu(Routine r, std::initializer_list<const void*> operands, RowGpu row_gpu) {
+  if (!gpu_available() || verbose()) return false;
+  if (g_host_fast.state.load(std::memory_order_acquire) == 0) fill_host_fast();
+  if (g_host_fast.state.load(std::memory_order_relaxed) != 1) return false;
+  const int b = int(backend_setting());
+  const uint64_t bit = uint64_t(1) << int(r);
+  const bool always = (g_host_fast.routes.always[b] & bit) != 0;
+  if (!always && !(g_host_fast.routes.unless_row[b] & bit)) return false;
+  const ProgramBreakArea heap = program_break_area();
+  for (const void* o : operands)
+    if (o && !heap.contains(o)) return false;
+  return always || !row_gpu(*g_host_fast.table);
+}
 
 
 void locate(const ProgramBreakArea& heap, const void* p, Mem* mem, int* dev, int* run_dev) {
@@ -260,6 +256,27 @@ static const TableEntry* lookup(const DispatchTable& t, Routine r, Mem mem, Op t
   const TableEntry* e = nearest_entry(t, r, mem, ta, tb, m, n, k, beta_zero);
   last = Last{&t, r, mem, ta, tb, m, n, k, beta_zero, e};
   return e;
+}
+
+// Whether the nearest host row for a host-array call names the GPU, remembering the calling
+// thread's last answer by itself (the answer without the entry: reading the entry is one more
+// line of library state on the CPU path).
+static bool host_row_gpu(const DispatchTable& t, Routine r, Op ta, Op tb, int m, int n, int k, bool beta_zero) {
+  struct Last {
+    const DispatchTable* t = nullptr;
+    Routine r;
+    Op ta, tb;
+    bool beta_zero;
+    int m, n, k;
+    bool gpu;
+  };
+  static thread_local Last last;
+  if (last.t == &t && last.r == r && last.ta == ta && last.tb == tb && last.m == m && last.n == n && last.k == k &&
+      last.beta_zero == beta_zero)
+    return last.gpu;
+  const TableEntry* e = lookup(t, r, Mem::host, ta, tb, m, n, k, beta_zero);
+  last = Last{&t, r, ta, tb, beta_zero, m, n, k, e && e->path == Path::cublas};
+  return last.gpu;
 }
 
 // Whether one of our kernels could take the call: device operands, or MYBLAS_BACKEND=kernels
@@ -665,7 +682,10 @@ __attribute__((noinline)) static void run_gemv_routed(GemvProblem& p) {
 // alpha == 0 or k == 0 (the CPU backends scale C themselves), HGEMM (widened to FP32 first), nor
 // conj(A) GEMV and routines it lacks: those take the general path.
 void run_gemm(GemmProblem& p) {
-  if (p.routine == Routine::sgemm && !p.scale_only() && straight_to_cpu()) {
+  if (p.routine == Routine::sgemm && !p.scale_only() &&
+      (straight_to_cpu() || heap_call_to_cpu(Routine::sgemm, {p.a, p.b, p.c}, [&p](const DispatchTable& t) {
+         return host_row_gpu(t, Routine::sgemm, p.ta, p.tb, p.m, p.n, p.k, p.beta == 0.f);
+       }))) {
     const CallRange range("sgemm %c%c %dx%dx%d beta=%g", op_char(p.ta), op_char(p.tb), p.m, p.n, p.k,
                           double(p.beta));
     const CallRange cpu_range("cpu");
@@ -677,7 +697,10 @@ void run_gemm(GemmProblem& p) {
 }
 
 void run_gemv(GemvProblem& p) {
-  if (!p.scale_only() && straight_to_cpu()) {
+  if (!p.scale_only() &&
+      (straight_to_cpu() || heap_call_to_cpu(Routine::sgemv, {p.a, p.x, p.y}, [&p](const DispatchTable& t) {
+         return host_row_gpu(t, Routine::sgemv, p.ta, Op::N, p.m, p.n, 0, p.beta == 0.f);
+       }))) {
     const CallRange range("sgemv %c %dx%d beta=%g", op_char(p.ta), p.m, p.n, double(p.beta));
     const CallRange cpu_range("cpu");
     if (cpu_gemv_host(p)) {  // (false for vectors a 32-bit BLAS cannot index: the general path packs them)
@@ -690,7 +713,13 @@ void run_gemv(GemvProblem& p) {
 
 void run_blas(BlasProblem& p) {
   if ((p.family == Family::gemm || p.family == Family::gemv) && p.type != Dtype::h && p.ta != 'R' &&
-      !p.scale_only() && straight_to_cpu() && cpu_blas_has(p.routine())) {
+      !p.scale_only() && cpu_blas_has(p.routine()) &&
+      (straight_to_cpu() ||
+       heap_call_to_cpu(p.routine(), {p.a, p.reads_b() ? p.b : nullptr, p.c}, [&p](const DispatchTable& t) {
+         int tm, tn, tk;
+         table_shape(p, &tm, &tn, &tk);
+         return host_row_gpu(t, p.routine(), Op::N, Op::N, tm, tn, tk, p.beta.zero());
+       }))) {
     const CallRange range("%s %c%c%c%c%c %lldx%lldx%lld", routine_name(p.routine()), p.side, p.uplo, p.ta, p.tb,
                           p.diag, (long long)p.m, (long long)p.n, (long long)p.k);
     const CallRange cpu_range("cpu");

@@ -97,6 +97,8 @@ const Tables& tables() {
 
 }  // namespace
 
+bool dispatch_tables_uniform() { return tables().uniform; }
+
 const DispatchTable& dispatch_table(int device) {
   const Tables& t = tables();
   if (t.uniform) return *t.by_device.front();

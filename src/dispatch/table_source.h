@@ -14,5 +14,8 @@ namespace myblas {
 // The table for GPU work on `device` (-1: the calling thread's current device). Only called
 // once a usable GPU is known to exist.
 const DispatchTable& dispatch_table(int device);
+// Whether every device has the same table (then dispatch_table's answer does not depend on the
+// device or the calling thread).
+bool dispatch_tables_uniform();
 
 }  // namespace myblas
