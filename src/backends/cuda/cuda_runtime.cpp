@@ -93,13 +93,13 @@ bool any_context() {
 
 bool probe() {
   pthread_atfork(nullptr, nullptr, after_fork_in_child);
-  // Test only (MYBLAS_TEST_FAULT=pretend-gpu): a usable GPU with no devices, so that a machine
-  // without one runs the host-array route of a GPU process (locating operands, the rules, the
-  // host rows of the built-in table) and can time it; any GPU path tried fails and completes on
-  // the CPU with its warning.
-  if (fault_injected("pretend-gpu")) return true;
-  int count = 0;
-  cudaError_t e = cudaGetDeviceCount(&count);
+  // Test only (MYBLAS_TEST_FAULT=pretend-gpu): one usable GPU whatever the machine has, so that a
+  // machine without one runs the host-array route of a GPU process (locating operands, the
+  // rules, the host rows of the built-in table) and can time it; any GPU path tried there fails
+  // and completes on the CPU with its warning.
+  const bool pretend = fault_injected("pretend-gpu");
+  int count = pretend ? 1 : 0;
+  cudaError_t e = pretend ? cudaSuccess : cudaGetDeviceCount(&count);
   g_cuda_touched.store(true);
   if (e != cudaSuccess || count <= 0) {
     cudaGetLastError();

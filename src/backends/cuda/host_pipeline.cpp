@@ -268,6 +268,7 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess) {
     *why = note_cuda_error(cudaGetLastError(), "cudaGetDevice");
+    unfinished->push_back({0, m, 0, n});  // nothing was written: all of C is left to the caller
     return false;
   }
   // The copy threads wait for this call's copies spinning, not sleeping: they come every
