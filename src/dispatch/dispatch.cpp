@@ -84,8 +84,9 @@ inline bool straight_to_cpu() { return cpu_only_process() && !verbose(); }
 // flags sit 10 KB into it: about 100 ns of a 64 x 64 DGEMV on the build VM), so this is two
 // adjacent lines, filled once.
 struct alignas(128) HostFast {
-  std::atomic<int> state{0};  // 0: not filled; 1: usable; 2: not usable (the devices' tables differ)
+  std::atomic<int> state{0};  // 0: not filled; 1: usable; 2: not usable (the devices' tables differ, or no break start)
   const DispatchTable* table = nullptr;
+  uintptr_t break_start = 0;  // program_break_start(), here to spare its own line
   HostCpuRoutes routes;
 };
 HostFast g_host_fast;
@@ -93,8 +94,9 @@ HostFast g_host_fast;
 __attribute__((noinline)) void fill_host_fast() {
   static std::once_flag once;
   std::call_once(once, [] {
-    const bool uniform = dispatch_tables_uniform();
+    const bool uniform = dispatch_tables_uniform() && program_break_start() != 0;
     if (uniform) {
+      g_host_fast.break_start = program_break_start();
       g_host_fast.table = &dispatch_table(-1);
       g_host_fast.routes = host_cpu_routes(g_host_fast.table->host_gpu_rows);
     }
@@ -118,7 +120,9 @@ inline bool heap_call_to_cpu(Routine r, std::initializer_list<const void*> opera
   const uint64_t bit = uint64_t(1) << int(r);
   const bool always = (g_host_fast.routes.always[b] & bit) != 0;
   if (!always && !(g_host_fast.routes.unless_row[b] & bit)) return false;
-  const ProgramBreakArea heap = program_break_area();
+  void* const brk_now = sbrk(0);  // glibc's cached break: no system call
+  const ProgramBreakArea heap{g_host_fast.break_start, reinterpret_cast<uintptr_t>(brk_now)};
+  if (brk_now == reinterpret_cast<void*>(-1)) return false;
   for (const void* o : operands)
     if (o && !heap.contains(o)) return false;
   return always || !row_gpu(*g_host_fast.table);
