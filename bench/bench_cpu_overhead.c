@@ -20,13 +20,14 @@
  * usage: bench_cpu_overhead [--samples S] [--threads T] [--alloc heap|mmap] [--cuda-context]
  *   --threads T sets OpenBLAS's thread count for both sides (openblas_set_num_threads), default 1:
  *   a one-thread call shows the library's cost most plainly; the paired ratio holds for any T.
- *   --alloc: where the operands live: heap (default) in malloc's program-break heap, blocks under
- *   128 KB, as a program's small arrays are; mmap: each in its own 4 MB mapping. With a GPU and
+ *   --alloc: where the operands live: heap (default) in malloc's program-break heap (96 KB and
+ *   192 KB blocks, the mmap threshold raised so that they are), as a program's small arrays are; mmap: each in its own 4 MB mapping. With a GPU and
  *   a CUDA context the library locates an operand outside that heap with a driver query.
  *   --cuda-context: make the primary CUDA context of device 0 current first (libcuda.so.1 loaded
  *   with dlopen), as a GPU program has one; the header says whether that worked.
  */
 #include <dlfcn.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +104,7 @@ static void run_dgemv(int side, int calls) {
 }
 
 /* Elements per operand: the largest shape's (SGEMM 127 x 129 x 131: 131 x 129 of B), rounded up;
- * 96 KB of floats, under malloc's 128 KB mmap threshold. */
+ * 96 KB of floats, 192 KB of doubles. */
 #define OPERAND_ELEMS 24576
 
 static void fill(void) {
@@ -159,10 +160,15 @@ static void pair(const char *routine, run_t run, int samples) {
   free(added);
 }
 
-/* One operand of `bytes` (at least OPERAND_ELEMS doubles): from malloc's heap, or its own 4 MB
- * mapping. */
+/* One operand of `bytes` (at least OPERAND_ELEMS doubles): from malloc's program-break heap, or
+ * its own 4 MB mapping. (The double operands, 192 KB, are over malloc's default 128 KB mmap
+ * threshold, which a free of a large block may or may not have raised by then: the threshold is
+ * set so that they are in the heap whatever the process did before.) */
 static void *operand(size_t bytes, int use_mmap) {
-  if (!use_mmap) return malloc(bytes);
+  if (!use_mmap) {
+    mallopt(M_MMAP_THRESHOLD, 4 << 20);
+    return malloc(bytes);
+  }
   void *p = mmap(NULL, 4u << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   return p == MAP_FAILED ? NULL : p;
 }
@@ -247,7 +253,7 @@ int main(int argc, char **argv) {
   printf("# date %s; host %s (%s, %ld CPUs online); GPU usable: %s; OpenBLAS threads %d; MYBLAS_BACKEND=%s\n", date,
          u.nodename, cpu, sysconf(_SC_NPROCESSORS_ONLN), myblas_gpu_available() ? "yes" : "no", threads,
          getenv("MYBLAS_BACKEND") ? getenv("MYBLAS_BACKEND") : "(unset: auto)");
-  printf("# operands: %s; CUDA context: %s\n", use_mmap ? "mmap (own 4 MB mappings)" : "heap (malloc, 96 KB blocks)",
+  printf("# operands: %s; CUDA context: %s\n", use_mmap ? "mmap (own 4 MB mappings)" : "heap (malloc, 96 and 192 KB blocks in the program break)",
          context);
   printf("# command:");
   for (int a = 0; a < argc; ++a) printf(" %s", argv[a]);

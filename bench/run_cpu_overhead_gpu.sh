@@ -8,6 +8,8 @@
 #             outside the program-break heap is located by a driver query);
 #   alloc=heap  operands in malloc's program-break heap (blocks under 128 KB, as small arrays are);
 #   alloc=mmap  operands in their own mmap'd 4 MB blocks.
+# Then probe_pointer_query: the cost of each driver question that locates an operand outside the
+# program-break heap (bench/probes/probe_pointer_query.cpp; appended to the first file).
 # Then, as a check that device operands are still located (a call whose operands all lie in the
 # program-break heap asks the driver nothing), the interface tests' device cases in auto mode:
 # SGEMM, SGEMV and the D/C/Z GEMM/GEMV (all operands on the device, host and device mixed).
@@ -43,7 +45,13 @@ for round in 1 2 3; do
     done
   done
 done
+# What the driver's answers behind the mmap settings cost, per question (no context; with one,
+# per operand outside the program-break heap).
+echo "## probe_pointer_query" >> "$file"
+timeout 10 "$BIN/probe_pointer_query" >> "$file" 2>&1
+echo "## exit $?" >> "$file"
 grep "^## round\|^# target\|^# operands\|^## exit [^0]" "$file"
+sed -n '/^## probe_pointer_query/,$p' "$file"
 
 checks="$OUT/device_checks.txt"
 : > "$checks"
