@@ -2,7 +2,7 @@
 // cost, on a GPU host: the questions the library asks while no CUDA context exists (any context
 // current? each device's primary context active?) and, with one, per operand outside the
 // program-break heap (cuPointerGetAttributes for memory type, managed, device ordinal), against
-// cheaper forms of the same question (one attribute; cuPointerGetAttribute), on a 4 MB mmap'd
+// cheaper forms of the same question (two attributes, one; cuPointerGetAttribute), on a 4 MB mmap'd
 // host block, a heap block and a device allocation. libcuda.so.1 is loaded with dlopen; nothing
 // else is linked. Per question: the mean of the fastest 90% of 20001 timed calls (steady_clock
 // around blocks of 16 calls). Output: '#' lines, then CSV context,question,pointer,ns_per_call.
@@ -114,6 +114,12 @@ int main() {
                   int ordinal = -1;
                   void* out[3] = {&type, &managed, &ordinal};
                   g_sink = d.pointer_attributes(3, which, out, p) + type;
+                }));
+    std::printf("made,attributes(type+managed),%s,%.1f\n", t.name, ns_per_call([p] {
+                  CUpointer_attribute which[2] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED};
+                  unsigned type = 0, managed = 0;
+                  void* out[2] = {&type, &managed};
+                  g_sink = d.pointer_attributes(2, which, out, p) + type + managed;
                 }));
     std::printf("made,attributes(type),%s,%.1f\n", t.name, ns_per_call([p] {
                   CUpointer_attribute which[1] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE};
