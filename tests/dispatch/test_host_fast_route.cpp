@@ -58,6 +58,25 @@ class HostFastRoute : public ::testing::Test {
   void TearDown() override { myblas_set_backend(nullptr); }
 };
 
+// `bytes` of operands from the heap (malloc, from the program break: see SetUp) or from a private
+// anonymous mapping, freed when it goes out of scope.
+struct Operands {
+  Operands(size_t bytes, bool heap) : bytes(bytes), heap(heap) {
+    base = heap ? static_cast<float*>(std::malloc(bytes))
+                : static_cast<float*>(mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    EXPECT_TRUE(base != nullptr && base != MAP_FAILED);
+  }
+  ~Operands() {
+    if (heap) std::free(base);
+    else munmap(base, bytes);
+  }
+  Operands(const Operands&) = delete;
+  Operands& operator=(const Operands&) = delete;
+  const size_t bytes;
+  const bool heap;
+  float* base;
+};
+
 // One SGEMM NN (m x n x k, ldc = m + 3 with guards) on operands from `alloc`; checks C against
 // OpenBLAS and returns the ranges the call pushed.
 std::string sgemm_case(int m, int n, int k, bool heap, uint64_t seed) {
@@ -65,9 +84,8 @@ std::string sgemm_case(int m, int n, int k, bool heap, uint64_t seed) {
   const int ldc = m + 3;
   const size_t na = size_t(m) * k, nb = size_t(k) * n, nc = size_t(ldc) * n;
   const size_t bytes = (na + nb + 2 * nc) * sizeof(float);
-  float* base = heap ? static_cast<float*>(std::malloc(bytes))
-                     : static_cast<float*>(mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-  EXPECT_TRUE(base != nullptr && base != MAP_FAILED);
+  const Operands ops(bytes, heap);
+  float* base = ops.base;
   float *a = base, *b = a + na, *c = b + nb, *want = c + nc;
   for (size_t i = 0; i < na; ++i) a[i] = mbtest::uniform(rng);
   for (size_t i = 0; i < nb; ++i) b[i] = mbtest::uniform(rng);
@@ -89,8 +107,6 @@ std::string sgemm_case(int m, int n, int k, bool heap, uint64_t seed) {
   }
   EXPECT_LE(worst, 4.0 * k * 1.2e-7) << "sgemm " << m << "x" << n << "x" << k << (heap ? " heap" : " mmap")
                                      << " seed " << seed;
-  if (heap) std::free(base);
-  else munmap(base, bytes);
   return pushed;
 }
 
@@ -99,9 +115,8 @@ std::string sgemv_case(int m, int n, bool heap, uint64_t seed) {
   const int lda = m + 2, incy = 2;
   const size_t na = size_t(lda) * n, ny = size_t(m) * incy;
   const size_t bytes = (na + n + 2 * ny) * sizeof(float);
-  float* base = heap ? static_cast<float*>(std::malloc(bytes))
-                     : static_cast<float*>(mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-  EXPECT_TRUE(base != nullptr && base != MAP_FAILED);
+  const Operands ops(bytes, heap);
+  float* base = ops.base;
   float *a = base, *x = a + na, *y = x + n, *want = y + ny;
   for (size_t i = 0; i < na; ++i) a[i] = mbtest::uniform(rng);
   for (int i = 0; i < n; ++i) x[i] = mbtest::uniform(rng);
@@ -117,8 +132,6 @@ std::string sgemv_case(int m, int n, bool heap, uint64_t seed) {
     if (i % incy) EXPECT_EQ(y[i], mbtest::kGuard) << "padding overwritten at " << i;
     else EXPECT_NEAR(y[i], want[i], 4.0 * n * 1.2e-7) << "sgemv " << m << "x" << n << " at " << i << " seed " << seed;
   }
-  if (heap) std::free(base);
-  else munmap(base, bytes);
   return pushed;
 }
 

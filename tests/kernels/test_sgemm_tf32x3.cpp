@@ -595,19 +595,18 @@ std::vector<ProductData> product_data() {
   return out;
 }
 
-bool product_available(std::string* why) {
-  const char* no = myblas::tf32x3_wgmma_can_implement(4);
-  if (no) *why = no;
-  return !no;
-}
+// The product tests' start: a GPU, one the wgmma product runs on (else a visible skip that says why not).
+#define REQUIRE_PRODUCT()                                                            \
+  do {                                                                               \
+    REQUIRE_GPU();                                                                   \
+    if (const char* no_ = myblas::tf32x3_wgmma_can_implement(4)) GTEST_SKIP() << no_; \
+  } while (0)
 
 // One variant per test (the GPU script runs each alone, under a time limit, before measuring it).
 class Tf32x3ProductVariant : public ::testing::TestWithParam<int> {};
 
 TEST_P(Tf32x3ProductVariant, WithinTheProvenBound) {
-  REQUIRE_GPU();
-  std::string why;
-  if (!product_available(&why)) GTEST_SKIP() << why;
+  REQUIRE_PRODUCT();
   SCOPED_TRACE("seed " + std::to_string(mbtest::test_seed()));
   if (myblas::tf32x3_kernel_fused(myblas::Tf32x3Kernel(GetParam()))) {
     // Every transpose, each with and without split-K (3 slices, or as many as there are k-blocks),
@@ -645,9 +644,7 @@ INSTANTIATE_TEST_SUITE_P(AllVariants, Tf32x3ProductVariant, ::testing::Range(0, 
 // The ordered p32 issues the same wgmmas and adds as p32: the same bits. The halves split each
 // n192 wgmma into two n96 ones, the same arithmetic per element: reported, not required.
 TEST(Tf32x3Product, OrderedP32GivesP32Bitwise) {
-  REQUIRE_GPU();
-  std::string why;
-  if (!product_available(&why)) GTEST_SKIP() << why;
+  REQUIRE_PRODUCT();
   SCOPED_TRACE("seed " + std::to_string(mbtest::test_seed()));
   using myblas::Tf32x3Kernel;
   for (const ProductData& d : product_data()) {
@@ -666,9 +663,7 @@ TEST(Tf32x3Product, OrderedP32GivesP32Bitwise) {
 // bits, with split-K too. Elsewhere its padded k-blocks change where chunks end: the proven bound
 // only (the variant's own test).
 TEST(Tf32x3Product, TwoPartsGiveP64OrderedBitwiseWhereKIsWhole) {
-  REQUIRE_GPU();
-  std::string why;
-  if (!product_available(&why)) GTEST_SKIP() << why;
+  REQUIRE_PRODUCT();
   const uint64_t seed = mbtest::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
@@ -694,9 +689,7 @@ TEST(Tf32x3Product, TwoPartsGiveP64OrderedBitwiseWhereKIsWhole) {
 // With the statistics passed to the product (queued before the host has read them), a refused
 // call writes nothing, split-K's last pass included; an accepted one computes as without them.
 TEST(Tf32x3Product, DeviceStatisticsRefusalLeavesCUntouched) {
-  REQUIRE_GPU();
-  std::string why;
-  if (!product_available(&why)) GTEST_SKIP() << why;
+  REQUIRE_PRODUCT();
   const uint64_t seed = mbtest::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
@@ -754,9 +747,7 @@ TEST(Tf32x3Product, DeviceStatisticsRefusalLeavesCUntouched) {
 class Tf32x3FusedVariant : public ::testing::TestWithParam<myblas::Tf32x3Kernel> {};
 
 TEST_P(Tf32x3FusedVariant, StatisticsAsTheSplitsAndRefusalLeavesCUntouched) {
-  REQUIRE_GPU();
-  std::string why;
-  if (!product_available(&why)) GTEST_SKIP() << why;
+  REQUIRE_PRODUCT();
   const uint64_t seed = mbtest::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);

@@ -104,6 +104,16 @@ bool cuda_step(cudaError_t e, const char* what, std::string* why) {
   return false;
 }
 
+// A switch of two words in the environment: unset, empty or `usual` gives `usual_on`, `other` its
+// opposite; anything else warns once (under `tag`) and gives `usual_on`.
+bool env_two_words(const char* var, const char* tag, const char* usual, bool usual_on, const char* other) {
+  const char* v = std::getenv(var);
+  if (!v || !*v || !std::strcmp(v, usual)) return usual_on;
+  if (!std::strcmp(v, other)) return !usual_on;
+  warn_once(tag, std::string("unknown ") + var + " '" + v + "'; using " + usual);
+  return usual_on;
+}
+
 // The product kernel's variant (MYBLAS_SGEMM_TF32X3_KERNEL, read once; kernels/sgemm_tc.h).
 Tf32x3Kernel product_kernel() {
   static const Tf32x3Kernel kernel = [] {
@@ -121,13 +131,7 @@ Tf32x3Kernel product_kernel() {
 // multiprocessors idle (tf32x3_splitk_choose; H200 with p64-ordered: 1024^3 1.08x cublasSgemm
 // with 2 slices against 0.84x without, 2048^3 1.48x with 3 against 1.36x); off: never (read once).
 bool splitk_auto() {
-  static const bool on = [] {
-    const char* v = std::getenv("MYBLAS_SGEMM_TF32X3_SPLITK");
-    if (!v || !*v || !std::strcmp(v, "auto")) return true;
-    if (!std::strcmp(v, "off")) return false;
-    warn_once("sgemm-tf32x3-splitk", std::string("unknown MYBLAS_SGEMM_TF32X3_SPLITK '") + v + "'; using auto");
-    return true;
-  }();
+  static const bool on = env_two_words("MYBLAS_SGEMM_TF32X3_SPLITK", "sgemm-tf32x3-splitk", "auto", true, "off");
   return on;
 }
 
@@ -139,13 +143,7 @@ bool splitk_auto() {
 // (within the spread of one run) and was 7% slower at 1024^3 with split-K; with wait, C is
 // touched only after the host has accepted the statistics.
 bool stats_overlap() {
-  static const bool on = [] {
-    const char* v = std::getenv("MYBLAS_SGEMM_TF32X3_STATS");
-    if (!v || !*v || !std::strcmp(v, "wait")) return false;
-    if (!std::strcmp(v, "overlap")) return true;
-    warn_once("sgemm-tf32x3-stats", std::string("unknown MYBLAS_SGEMM_TF32X3_STATS '") + v + "'; using wait");
-    return false;
-  }();
+  static const bool on = env_two_words("MYBLAS_SGEMM_TF32X3_STATS", "sgemm-tf32x3-stats", "wait", false, "overlap");
   return on;
 }
 
