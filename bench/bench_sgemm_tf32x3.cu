@@ -439,6 +439,45 @@ struct Shape {
   char ta, tb;
   int m, n, k;
 };
+// The largest |got - want| and the largest |want|; the scan stops at the first NaN in got or
+// infinite difference (*maxd then Inf, *maxc the largest |want| up to there).
+void max_diff(const std::vector<float>& want, const std::vector<float>& got, double* maxd, double* maxc) {
+  *maxd = 0;
+  *maxc = 0;
+  for (size_t t = 0; t < want.size(); ++t) {
+    const double dd = std::fabs(double(got[t]) - want[t]);
+    *maxd = std::isnan(got[t]) ? INFINITY : std::max(*maxd, dd);
+    *maxc = std::max(*maxc, std::fabs(double(want[t])));
+    if (std::isinf(*maxd)) break;
+  }
+}
+
+// A shape's operands, uniform in [-1, 1] and column-major as its transposes store them (A ar x ac,
+// B br x bc, C m x n), in nsets sets over >= kRotateBytes that the timed calls rotate through;
+// freed with the object.
+struct ShapeOperands {
+  explicit ShapeOperands(const Shape& s)
+      : ar(s.ta == 'N' ? s.m : s.k), ac(s.ta == 'N' ? s.k : s.m), br(s.tb == 'N' ? s.k : s.n),
+        bc(s.tb == 'N' ? s.n : s.k), per(size_t(ar) * ac + size_t(br) * bc + size_t(s.m) * s.n),
+        nsets(int(std::max<size_t>(2, (bench::kRotateBytes + per * 4 - 1) / (per * 4)))),
+        buf(dalloc<float>(per * nsets)) {
+    for (int t = 0; t < nsets; ++t) {
+      generate(A(t), ar, ac, 0, Kind::uniform, s.k, 11u + t);
+      generate(B(t), br, bc, 1, Kind::uniform, s.k, 11u + t);
+    }
+  }
+  ~ShapeOperands() { cudaFree(buf); }
+  ShapeOperands(const ShapeOperands&) = delete;
+  ShapeOperands& operator=(const ShapeOperands&) = delete;
+  float* A(int t) const { return buf + per * t; }
+  float* B(int t) const { return buf + per * t + size_t(ar) * ac; }
+  float* C(int t) const { return buf + per * t + size_t(ar) * ac + size_t(br) * bc; }
+  const int ar, ac, br, bc;
+  const size_t per;
+  const int nsets;
+  float* const buf;
+};
+
 void speed(FILE* csv) {
   std::fprintf(csv, "trans,m,n,k,path,time_us,tflops,ratio_vs_cublas_fp32\n");
   std::vector<Shape> shapes;
@@ -458,18 +497,11 @@ void speed(FILE* csv) {
               "cublas fp32", "myblas fp32", "ratio", "myblas tf32x3", "ratio", "composed cublas", "cublas tf32 (1x)",
               "ratio");
   for (const Shape& s : shapes) {
-    const int ar = s.ta == 'N' ? s.m : s.k, ac = s.ta == 'N' ? s.k : s.m;
-    const int br = s.tb == 'N' ? s.k : s.n, bc = s.tb == 'N' ? s.n : s.k;
-    const size_t per = size_t(ar) * ac + size_t(br) * bc + size_t(s.m) * s.n;
-    const int nsets = int(std::max<size_t>(2, (bench::kRotateBytes + per * 4 - 1) / (per * 4)));
-    float* buf = dalloc<float>(per * nsets);
-    for (int t = 0; t < nsets; ++t) {
-      generate(buf + per * t, ar, ac, 0, Kind::uniform, s.k, 11u + t);
-      generate(buf + per * t + size_t(ar) * ac, br, bc, 1, Kind::uniform, s.k, 11u + t);
-    }
-    auto A = [&](int t) { return buf + per * t; };
-    auto B = [&](int t) { return buf + per * t + size_t(ar) * ac; };
-    auto C = [&](int t) { return buf + per * t + size_t(ar) * ac + size_t(br) * bc; };
+    const ShapeOperands ops(s);
+    const int ar = ops.ar, ac = ops.ac, br = ops.br, bc = ops.bc, nsets = ops.nsets;
+    auto A = [&](int t) { return ops.A(t); };
+    auto B = [&](int t) { return ops.B(t); };
+    auto C = [&](int t) { return ops.C(t); };
     const bool mode_on_shape = myblas::tf32x3_shape_gains(s.m, s.n, s.k);
     // Verify first: NaN-filled C, beta 0, the mode against cuBLAS FP32.
     std::vector<float> h0(size_t(s.m) * s.n), h1(h0.size());
@@ -480,13 +512,8 @@ void speed(FILE* csv) {
     lib_sgemm(s.ta, s.tb, s.m, s.n, s.k, 1.f, A(0), ar, B(0), br, 0.f, C(0), s.m);
     CK(cudaDeviceSynchronize());
     CK(cudaMemcpy(h1.data(), C(0), h1.size() * 4, cudaMemcpyDeviceToHost));
-    double maxd = 0, maxc = 0;
-    for (size_t t = 0; t < h0.size(); ++t) {
-      const double dd = std::fabs(double(h1[t]) - h0[t]);
-      maxd = std::isnan(h1[t]) ? INFINITY : std::max(maxd, dd);
-      maxc = std::max(maxc, std::fabs(double(h0[t])));
-      if (std::isinf(maxd)) break;
-    }
+    double maxd, maxc;
+    max_diff(h0, h1, &maxd, &maxc);
     const bool verified = maxd <= 1e-3 * maxc;  // catches wrong indexing; precision is section 2's
     if (!verified) {
       g_failed = true;
@@ -538,7 +565,6 @@ void speed(FILE* csv) {
                 fl / t[2] / 1e6, t[0] / t[2], mode_on_shape ? "*" : " ", t[5], t[0] / t[5], t[3], fl / t[3] / 1e6,
                 t[0] / t[3], t[4]);
     std::fflush(stdout);
-    cudaFree(buf);
   }
   std::printf("(* the shape is one the tf32x3 mode takes; elsewhere it runs FP32. The tf32x3 column forces the split.)\n");
 }
@@ -556,18 +582,11 @@ void speed_variants(FILE* csv) {
   std::printf("\n# variants: median us; ratio = t(cublasSgemm FP32) / t(path); product-only TFLOP/s of the 3k-deep\n"
               "# product and its ratio to cuBLAS TF32 on the same split operands (tf32 3k)\n");
   for (const Shape& s : shapes) {
-    const int ar = s.ta == 'N' ? s.m : s.k, ac = s.ta == 'N' ? s.k : s.m;
-    const int br = s.tb == 'N' ? s.k : s.n, bc = s.tb == 'N' ? s.n : s.k;
-    const size_t per = size_t(ar) * ac + size_t(br) * bc + size_t(s.m) * s.n;
-    const int nsets = int(std::max<size_t>(2, (bench::kRotateBytes + per * 4 - 1) / (per * 4)));
-    float* buf = dalloc<float>(per * nsets);
-    for (int t = 0; t < nsets; ++t) {
-      generate(buf + per * t, ar, ac, 0, Kind::uniform, s.k, 11u + t);
-      generate(buf + per * t + size_t(ar) * ac, br, bc, 1, Kind::uniform, s.k, 11u + t);
-    }
-    auto A = [&](int t) { return buf + per * t; };
-    auto B = [&](int t) { return buf + per * t + size_t(ar) * ac; };
-    auto C = [&](int t) { return buf + per * t + size_t(ar) * ac + size_t(br) * bc; };
+    const ShapeOperands ops(s);
+    const int ar = ops.ar, ac = ops.ac, br = ops.br, bc = ops.bc, nsets = ops.nsets;
+    auto A = [&](int t) { return ops.A(t); };
+    auto B = [&](int t) { return ops.B(t); };
+    auto C = [&](int t) { return ops.C(t); };
     // Split operands: sets of them over >= kRotateBytes too (one set at 4096^3 and above).
     const int64_t ld3 = myblas::tf32x3_ld(s.k);
     int sms = 0;
@@ -586,13 +605,8 @@ void speed_variants(FILE* csv) {
     auto check = [&](const char* what) {
       CK(cudaDeviceSynchronize());
       CK(cudaMemcpy(h1.data(), C(0), h1.size() * 4, cudaMemcpyDeviceToHost));
-      double maxd = 0, maxc = 0;
-      for (size_t t = 0; t < h0.size(); ++t) {
-        const double dd = std::fabs(double(h1[t]) - h0[t]);
-        maxd = std::isnan(h1[t]) ? INFINITY : std::max(maxd, dd);
-        maxc = std::max(maxc, std::fabs(double(h0[t])));
-        if (std::isinf(maxd)) break;
-      }
+      double maxd, maxc;
+      max_diff(h0, h1, &maxd, &maxc);
       if (!(maxd <= 1e-4 * maxc)) {  // (catches wrong indexing; 3xTF32 and FP32 differ by ~1e-6 of max |C| here)
         g_failed = true;
         std::printf("VERIFY FAILED %s %c%c %dx%dx%d: max |C - C_fp32| = %.3e, max |C| = %.3e\n", what, s.ta, s.tb, s.m,
@@ -769,7 +783,6 @@ void speed_variants(FILE* csv) {
     std::fflush(stdout);
     std::fflush(csv);
     cudaFree(sbuf);
-    cudaFree(buf);
   }
   cudaFreeHost(hstats);
 }
