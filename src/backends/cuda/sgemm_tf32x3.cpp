@@ -177,23 +177,31 @@ bool sgemm_tc_applies(const GemmProblem& p) {
 
 namespace {
 
+// One call's lines in the log (when verbose) and its refusal: refuse sets *why, logs that the call
+// takes the FP32 path and why, and returns false.
+struct CallLog {
+  const GemmProblem& p;
+  std::string* why;
+  void note(const std::string& what) const {
+    if (verbose())
+      log_line(strformat("sgemm precision=tf32x3 %c%c m=%d n=%d k=%d: %s", op_char(p.ta), op_char(p.tb), p.m, p.n,
+                         p.k, what.c_str()));
+  }
+  bool refuse(const std::string& reason) const {
+    *why = reason;
+    note("FP32 path (" + reason + ")");
+    return false;
+  }
+};
+
 // The fused variants (p64-ordered-fused, p64-ordered-fused-ahead): no split pass; the product
 // splits the operands as it loads them and gathers the statistics, writes its sums to scratch,
 // and its last pass applies alpha and beta unless the statistics refuse the split (then C is
 // untouched and the host, reading them, runs the FP32 path). With beta == 0 and no split-K it
 // writes C itself: the FP32 path of a refused call does not read C and overwrites all of it.
 bool fused_run(const GemmProblem& p, cudaStream_t s, int dev, Tf32x3Kernel kernel, std::string* why) {
-  const auto note = [&p](const std::string& what) {
-    if (verbose())
-      log_line(strformat("sgemm precision=tf32x3 %c%c m=%d n=%d k=%d: %s", op_char(p.ta), op_char(p.tb), p.m, p.n,
-                         p.k, what.c_str()));
-  };
-  const auto refuse = [&](const std::string& reason) {
-    *why = reason;
-    note("FP32 path (" + reason + ")");
-    return false;
-  };
-  if (const char* no = tf32x3_wgmma_can_implement(4)) return refuse(no);
+  const CallLog call{p, why};
+  if (const char* no = tf32x3_wgmma_can_implement(4)) return call.refuse(no);
   int splits = 1;
   const int nkb = (p.k + 31) / 32;
   if (splitk_auto()) {
@@ -206,9 +214,10 @@ bool fused_run(const GemmProblem& p, cudaStream_t s, int dev, Tf32x3Kernel kerne
   const size_t bytes = kStatsBytes + (direct ? 0 : size_t(splits) * size_t(p.m) * size_t(p.n) * 4);
   cudaError_t e;
   Scratch* kept = kept_scratch(dev, bytes, s, &e);
-  if (!kept && e != cudaSuccess) return refuse(note_cuda_error(e, "scratch for the fused product's sums"));
+  if (!kept && e != cudaSuccess) return call.refuse(note_cuda_error(e, "scratch for the fused product's sums"));
   DeviceBuffer fresh;
-  if (!kept && !cuda_step(fresh.allocate(bytes, s), "scratch for the fused product's sums", why)) return refuse(*why);
+  if (!kept && !cuda_step(fresh.allocate(bytes, s), "scratch for the fused product's sums", why))
+    return call.refuse(*why);
   unsigned char* base = static_cast<unsigned char*>(kept ? kept->ptr : fresh.get());
   Tf32x3Stats* d_stats = reinterpret_cast<Tf32x3Stats*>(base);
   float* work = reinterpret_cast<float*>(base + kStatsBytes);
@@ -217,7 +226,7 @@ bool fused_run(const GemmProblem& p, cudaStream_t s, int dev, Tf32x3Kernel kerne
                  "pinned memory for the split statistics", why)) {
     t_scratch.pinned_stats = nullptr;
     if (kept) kept->used = false;
-    return refuse(*why);
+    return call.refuse(*why);
   }
   Tf32x3Stats* h_stats = static_cast<Tf32x3Stats*>(t_scratch.pinned_stats);
   bool queued = cuda_step(cudaMemsetAsync(d_stats, 0, sizeof(Tf32x3Stats), s), "clearing the split statistics", why);
@@ -237,10 +246,10 @@ bool fused_run(const GemmProblem& p, cudaStream_t s, int dev, Tf32x3Kernel kerne
   // Where the product could not be queued C is untouched (its last pass alone writes C, and only
   // once the product itself was queued). A failure after that (the copy of the statistics, the
   // wait) is a failure of the device, where C may be partly written, as for the other paths' faults.
-  if (!queued) return refuse(*why);
-  if (!cuda_step(cudaStreamSynchronize(s), "the fused 3xTF32 product", why)) return refuse(*why);
-  if (const char* no = tf32x3_refuse(*h_stats, p.k)) return refuse(no);
-  note(std::string("3xTF32 (fused product ") + tf32x3_kernel_name(kernel) + ", sums promoted every 64 terms" +
+  if (!queued) return call.refuse(*why);
+  if (!cuda_step(cudaStreamSynchronize(s), "the fused 3xTF32 product", why)) return call.refuse(*why);
+  if (const char* no = tf32x3_refuse(*h_stats, p.k)) return call.refuse(no);
+  call.note(std::string("3xTF32 (fused product ") + tf32x3_kernel_name(kernel) + ", sums promoted every 64 terms" +
        (splits > 1 ? ", split-K " + std::to_string(splits) : std::string()) + ", statistics checked on the device)");
   return true;
 }
@@ -248,20 +257,11 @@ bool fused_run(const GemmProblem& p, cudaStream_t s, int dev, Tf32x3Kernel kerne
 }  // namespace
 
 bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
-  const auto note = [&p](const std::string& what) {
-    if (verbose())
-      log_line(strformat("sgemm precision=tf32x3 %c%c m=%d n=%d k=%d: %s", op_char(p.ta), op_char(p.tb), p.m, p.n,
-                         p.k, what.c_str()));
-  };
-  const auto refuse = [&](const std::string& reason) {
-    *why = reason;
-    note("FP32 path (" + reason + ")");
-    return false;
-  };
-  if (!std::isfinite(p.alpha) || !std::isfinite(p.beta)) return refuse("alpha or beta is Inf or NaN");
-  if (tf32x3_ld(p.k) > INT_MAX) return refuse("3k exceeds the int range of the product's depth");
+  const CallLog call{p, why};
+  if (!std::isfinite(p.alpha) || !std::isfinite(p.beta)) return call.refuse("alpha or beta is Inf or NaN");
+  if (tf32x3_ld(p.k) > INT_MAX) return call.refuse("3k exceeds the int range of the product's depth");
   int dev = 0;
-  if (!cuda_step(cudaGetDevice(&dev), "cudaGetDevice", why)) return refuse(*why);
+  if (!cuda_step(cudaGetDevice(&dev), "cudaGetDevice", why)) return call.refuse(*why);
 
   // The split operands: A3 = [big small big] and B3 = [big; big; small] along k (kernels/sgemm_tc.h).
   Tf32x3Operand a, b;
@@ -282,7 +282,7 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
     const char* no = tf32x3_fused_can_implement(reinterpret_cast<uintptr_t>(p.a), p.lda,
                                                 reinterpret_cast<uintptr_t>(p.b), p.ldb);
     if (!no) return fused_run(p, s, dev, kernel, why);
-    note(std::string("the split pass with p64-ordered (") + tf32x3_kernel_name(kernel) + ": " + no + ")");
+    call.note(std::string("the split pass with p64-ordered (") + tf32x3_kernel_name(kernel) + ": " + no + ")");
     kernel = Tf32x3Kernel::p64_ordered;
   }
   tf32x3_operand_layout(kernel, p.k, p.m, &a);  // (three parts along k, or two: the variant's)
@@ -290,7 +290,7 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
   const int64_t ld3 = a.ldd;
   // Where our product cannot run, the FP32 path keeps the mode's promise. (cuBLAS's TF32 GEMM
   // could take the split operands, but its error grows with k to 20-50x FP32 SGEMM's.)
-  if (const char* no = tf32x3_wgmma_can_implement(ld3)) return refuse(no);
+  if (const char* no = tf32x3_wgmma_can_implement(ld3)) return call.refuse(no);
   const size_t a3 = size_t(tf32x3_operand_floats(kernel, p.k, p.m)), b3 = size_t(tf32x3_operand_floats(kernel, p.k, p.n));
   const size_t a3_bytes = (a3 * 4 + 255) / 256 * 256;
   const size_t b3_bytes = (b3 * 4 + 255) / 256 * 256;
@@ -305,9 +305,9 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
 
   cudaError_t e;
   Scratch* kept = kept_scratch(dev, bytes, s, &e);
-  if (!kept && e != cudaSuccess) return refuse(note_cuda_error(e, "scratch for the split operands"));
+  if (!kept && e != cudaSuccess) return call.refuse(note_cuda_error(e, "scratch for the split operands"));
   DeviceBuffer fresh;
-  if (!kept && !cuda_step(fresh.allocate(bytes, s), "scratch for the split operands", why)) return refuse(*why);
+  if (!kept && !cuda_step(fresh.allocate(bytes, s), "scratch for the split operands", why)) return call.refuse(*why);
   unsigned char* base = static_cast<unsigned char*>(kept ? kept->ptr : fresh.get());
   Tf32x3Stats* d_stats = reinterpret_cast<Tf32x3Stats*>(base);
   a.dst = reinterpret_cast<float*>(base + kStatsBytes);
@@ -316,7 +316,7 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
       !cuda_step(cudaHostAlloc(&t_scratch.pinned_stats, sizeof(Tf32x3Stats), cudaHostAllocPortable),
                  "pinned memory for the split statistics", why)) {
     t_scratch.pinned_stats = nullptr;
-    return refuse(*why);
+    return call.refuse(*why);
   }
   Tf32x3Stats* h_stats = static_cast<Tf32x3Stats*>(t_scratch.pinned_stats);
   const int k3 = 3 * p.k;
@@ -329,7 +329,7 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
                    "an event for the split statistics", why)) {
       t_scratch.stats_landed = nullptr;
       if (kept) kept->used = false;
-      return refuse(*why);
+      return call.refuse(*why);
     }
     bool queued = cuda_step(cudaMemsetAsync(d_stats, 0, sizeof(Tf32x3Stats), s), "clearing the split statistics", why) &&
                   cuda_step(tf32x3_split(a, b, d_stats, s), "the 3xTF32 split kernel", why) &&
@@ -345,11 +345,11 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
       kept->last_stream = s;
       cudaEventRecord(kept->last_use, s);
     }
-    if (!queued) return refuse(*why);
-    if (pe != cudaSuccess) return refuse(note_cuda_error(pe, "the 3xTF32 wgmma product"));
-    if (!cuda_step(cudaEventSynchronize(t_scratch.stats_landed), "the 3xTF32 split", why)) return refuse(*why);
-    if (const char* no = tf32x3_refuse(*h_stats, p.k)) return refuse(no);
-    note(std::string("3xTF32 (split + wgmma product ") + tf32x3_kernel_name(kernel) +
+    if (!queued) return call.refuse(*why);
+    if (pe != cudaSuccess) return call.refuse(note_cuda_error(pe, "the 3xTF32 wgmma product"));
+    if (!cuda_step(cudaEventSynchronize(t_scratch.stats_landed), "the 3xTF32 split", why)) return call.refuse(*why);
+    if (const char* no = tf32x3_refuse(*h_stats, p.k)) return call.refuse(no);
+    call.note(std::string("3xTF32 (split + wgmma product ") + tf32x3_kernel_name(kernel) +
          ", sums promoted every " + std::to_string(tf32x3_kernel_promote_terms(kernel)) + " terms" +
          (splits > 1 ? ", split-K " + std::to_string(splits) : std::string()) + ", statistics checked on the device)");
     return true;
@@ -361,11 +361,11 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
                  "reading the split statistics", why) ||
       !cuda_step(cudaStreamSynchronize(s), "the 3xTF32 split", why)) {
     if (kept) kept->used = false;  // (nothing of ours is in flight after the failed step's sync)
-    return refuse(*why);
+    return call.refuse(*why);
   }
   if (const char* no = tf32x3_refuse(*h_stats, p.k)) {
     if (kept) kept->used = false;
-    return refuse(no);
+    return call.refuse(no);
   }
 
   const cudaError_t pe = tf32x3_wgmma_product(p.m, p.n, k3, p.alpha, a.dst, b.dst, ld3, p.beta,
@@ -376,8 +376,8 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
     cudaEventRecord(kept->last_use, s);  // (a failure here surfaces at the stream's next step)
   }
   // A failed launch ran nothing: C is untouched and the FP32 path can still run.
-  if (pe != cudaSuccess) return refuse(note_cuda_error(pe, "the 3xTF32 wgmma product"));
-  note(std::string("3xTF32 (split + wgmma product ") + tf32x3_kernel_name(kernel) + ", sums promoted every " +
+  if (pe != cudaSuccess) return call.refuse(note_cuda_error(pe, "the 3xTF32 wgmma product"));
+  call.note(std::string("3xTF32 (split + wgmma product ") + tf32x3_kernel_name(kernel) + ", sums promoted every " +
        std::to_string(tf32x3_kernel_promote_terms(kernel)) + " terms" +
        (splits > 1 ? ", split-K " + std::to_string(splits) : std::string()) + ")");
   return true;
