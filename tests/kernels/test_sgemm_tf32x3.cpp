@@ -712,32 +712,20 @@ TEST(Tf32x3Product, DeviceStatisticsRefusalLeavesCUntouched) {
   for (int splits : {1, 3}) {
     SCOPED_TRACE("split-K " + std::to_string(splits));
     std::vector<float> want(c0.size()), got(c0.size());
-    {  // without statistics: the reference result
+    // The product on a fresh copy of c0 with `stats` (nullptr: none); C as it comes back in *out.
+    auto run = [&](const myblas::Tf32x3Stats* stats, std::vector<float>* out) {
       DevBuf dc(c0, 0);
-      ASSERT_EQ(myblas::tf32x3_wgmma_product(m, n, 3 * k, 0.5f, da.ptr, db.ptr, ld3, -1.f, dc.ptr, ldc, nullptr,
-                                             myblas::Tf32x3Kernel::p32, splits, dw.ptr),
-                cudaSuccess);
-      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-      dc.download(&want);
-    }
-    {
-      DevBuf dc(c0, 0);
-      ASSERT_EQ(myblas::tf32x3_wgmma_product(m, n, 3 * k, 0.5f, da.ptr, db.ptr, ld3, -1.f, dc.ptr, ldc, nullptr,
-                                             myblas::Tf32x3Kernel::p32, splits, dw.ptr, d_refused),
-                cudaSuccess);
-      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-      dc.download(&got);
-      EXPECT_EQ(std::memcmp(got.data(), c0.data(), c0.size() * 4), 0) << "a refused product wrote C";
-    }
-    {
-      DevBuf dc(c0, 0);
-      ASSERT_EQ(myblas::tf32x3_wgmma_product(m, n, 3 * k, 0.5f, da.ptr, db.ptr, ld3, -1.f, dc.ptr, ldc, nullptr,
-                                             myblas::Tf32x3Kernel::p32, splits, dw.ptr, d_taken),
-                cudaSuccess);
-      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-      dc.download(&got);
-      EXPECT_EQ(got, want) << "an accepted product differs from one without statistics";
-    }
+      cudaError_t e = myblas::tf32x3_wgmma_product(m, n, 3 * k, 0.5f, da.ptr, db.ptr, ld3, -1.f, dc.ptr, ldc, nullptr,
+                                                   myblas::Tf32x3Kernel::p32, splits, dw.ptr, stats);
+      if (e == cudaSuccess) e = cudaDeviceSynchronize();
+      if (e == cudaSuccess) dc.download(out);
+      return e;
+    };
+    ASSERT_EQ(run(nullptr, &want), cudaSuccess) << "without statistics: the reference result";
+    ASSERT_EQ(run(d_refused, &got), cudaSuccess);
+    EXPECT_EQ(std::memcmp(got.data(), c0.data(), c0.size() * 4), 0) << "a refused product wrote C";
+    ASSERT_EQ(run(d_taken, &got), cudaSuccess);
+    EXPECT_EQ(got, want) << "an accepted product differs from one without statistics";
   }
 }
 
