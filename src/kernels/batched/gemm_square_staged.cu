@@ -26,59 +26,6 @@ namespace square {
 
 namespace {
 
-template <class T>
-union Chunk {
-  uint4 u;
-  T t[16 / sizeof(T)];
-};
-
-// This thread's chunks of one operand of the block's P products: chunk u is q = threadIdx.x +
-// u * kThreads, product q / kChunks, and within it kVec elements down one stored column.
-template <class T, int N, int P>
-struct Chunks {
-  static constexpr int kVec = 16 / int(sizeof(T));           // elements per 16-byte access
-  static constexpr int kChunks = N * N / kVec;               // per matrix (one column each: N % kVec == 0)
-  static constexpr int kLoads = P * kChunks / kThreads;      // per thread and operand
-  static_assert(P * kChunks % kThreads == 0, "the block's chunks must divide among its threads");
-  __device__ static int product(int u) { return (int(threadIdx.x) + u * kThreads) / kChunks; }
-  __device__ static int row(int u) { return ((int(threadIdx.x) + u * kThreads) % kChunks) * kVec % N; }
-  __device__ static int col(int u) { return ((int(threadIdx.x) + u * kThreads) % kChunks) * kVec / N; }
-};
-
-// Where chunk u of operand `which` (0: A, 1: B, 2: C) starts; nullptr past the group's count.
-template <class T, int N, int P>
-__device__ __forceinline__ void chunk_addresses(const Group& g, int which, long long p0,
-                                                const T* (&src)[Chunks<T, N, P>::kLoads]) {
-  using L = Chunks<T, N, P>;
-  const long long ld = which == 0 ? g.lda : which == 1 ? g.ldb : g.ldc;
-#pragma unroll
-  for (int u = 0; u < L::kLoads; ++u) {
-    const long long item = p0 + L::product(u);
-    const T* base = nullptr;
-    if (item < g.count) base = which == 2 ? output<T>(g, item) : operand<T>(g, which, item);
-    src[u] = base ? base + L::col(u) * ld + L::row(u) : nullptr;
-  }
-}
-
-// Issues every chunk's load before any is used.
-template <class T, int K, bool kReadOnly>
-__device__ __forceinline__ void load_chunks(const T* const (&src)[K], bool vec, uint4 (&r)[K]) {
-  if (vec) {
-#pragma unroll
-    for (int u = 0; u < K; ++u)
-      if (src[u]) r[u] = kReadOnly ? __ldg(reinterpret_cast<const uint4*>(src[u])) : *reinterpret_cast<const uint4*>(src[u]);
-  } else {
-#pragma unroll
-    for (int u = 0; u < K; ++u)
-      if (src[u]) {
-        Chunk<T> v;
-#pragma unroll
-        for (int e = 0; e < 16 / int(sizeof(T)); ++e) v.t[e] = src[u][e];
-        r[u] = v.u;
-      }
-  }
-}
-
 // Blocks an SM holds at once, by the registers allowed a thread (65536 per SM): FP32 at N = 16
 // fits 40 registers (6 blocks; 32 spills), binary16 32 (8 blocks); at N = 32 64 (4 blocks; the
 // unbounded allocation, 74 registers for FP32, fits 3).
@@ -210,11 +157,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T, N>) gemm_square_staged
   // Every load of A and B in flight before the first store to shared memory.
   const T* sa[L::kLoads];
   const T* sb[L::kLoads];
-  chunk_addresses<T, N, P>(g, 0, p0, sa);
-  chunk_addresses<T, N, P>(g, 1, p0, sb);
   uint4 ra[L::kLoads], rb[L::kLoads];  // (kLoads) 16-byte chunks of A, of B
-  load_chunks<T, L::kLoads, true>(sa, g.vec_a, ra);
-  load_chunks<T, L::kLoads, true>(sb, g.vec_b, rb);
+  load_ab<T, N, P>(g, p0, sa, sb, ra, rb);
   stage<T, N, P>(sm, sa, sb, ra, rb, g.ta, g.tb);
   // C's loads (beta != 0) travel while the block multiplies; ra is free again.
   const T* sc[L::kLoads];
@@ -260,10 +204,7 @@ __global__ void __launch_bounds__(kThreads, N == 16 ? 4 : 2) gemm_square_prefetc
     gi = group_of(args, b);
     const Group& g = args.g[gi];
     const long long p0 = (b - g.first_block) * P;
-    chunk_addresses<T, N, P>(g, 0, p0, sa);
-    chunk_addresses<T, N, P>(g, 1, p0, sb);
-    load_chunks<T, L::kLoads, true>(sa, g.vec_a, ra);
-    load_chunks<T, L::kLoads, true>(sb, g.vec_b, rb);
+    load_ab<T, N, P>(g, p0, sa, sb, ra, rb);
   }
   while (b < sets) {
     const Group& g = args.g[gi];
@@ -276,10 +217,7 @@ __global__ void __launch_bounds__(kThreads, N == 16 ? 4 : 2) gemm_square_prefetc
       next_gi = group_of(args, next);
       const Group& h = args.g[next_gi];
       const long long q0 = (next - h.first_block) * P;
-      chunk_addresses<T, N, P>(h, 0, q0, sa);
-      chunk_addresses<T, N, P>(h, 1, q0, sb);
-      load_chunks<T, L::kLoads, true>(sa, h.vec_a, ra);
-      load_chunks<T, L::kLoads, true>(sb, h.vec_b, rb);
+      load_ab<T, N, P>(h, q0, sa, sb, ra, rb);
     }
     __syncthreads();
     multiply<N, TM, TN, P>(sm, g.alpha);

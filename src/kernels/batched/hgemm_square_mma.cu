@@ -20,52 +20,9 @@ namespace {
 
 constexpr int kProducts = kThreads / 32;  // one warp a product
 
-// The 16-byte global chunks of one operand of the block's products (as gemm_square_staged's).
+// The 16-byte global chunks of one operand of the block's products (square_common.cuh).
 template <int N>
-struct HChunks {
-  static constexpr int kVec = 8;
-  static constexpr int kChunks = N * N / kVec;
-  static constexpr int kLoads = kProducts * kChunks / kThreads;
-  static_assert(kProducts * kChunks % kThreads == 0, "the block's chunks must divide among its threads");
-  __device__ static int product(int u) { return (int(threadIdx.x) + u * kThreads) / kChunks; }
-  __device__ static int row(int u) { return ((int(threadIdx.x) + u * kThreads) % kChunks) * kVec % N; }
-  __device__ static int col(int u) { return ((int(threadIdx.x) + u * kThreads) % kChunks) * kVec / N; }
-};
-
-template <int N>
-__device__ __forceinline__ void chunk_addresses(const Group& g, int which, long long p0,
-                                                const __half* (&src)[HChunks<N>::kLoads]) {
-  using L = HChunks<N>;
-  const long long ld = which == 0 ? g.lda : which == 1 ? g.ldb : g.ldc;
-#pragma unroll
-  for (int u = 0; u < L::kLoads; ++u) {
-    const long long item = p0 + L::product(u);
-    const __half* base = nullptr;
-    if (item < g.count) base = which == 2 ? output<__half>(g, item) : operand<__half>(g, which, item);
-    src[u] = base ? base + L::col(u) * ld + L::row(u) : nullptr;
-  }
-}
-
-template <int K, bool kReadOnly>
-__device__ __forceinline__ void load_chunks(const __half* const (&src)[K], bool vec, uint4 (&r)[K]) {
-  if (vec) {
-#pragma unroll
-    for (int u = 0; u < K; ++u)
-      if (src[u]) r[u] = kReadOnly ? __ldg(reinterpret_cast<const uint4*>(src[u])) : *reinterpret_cast<const uint4*>(src[u]);
-  } else {
-#pragma unroll
-    for (int u = 0; u < K; ++u)
-      if (src[u]) {
-        union {
-          uint4 u4;
-          __half t[8];
-        } v;
-#pragma unroll
-        for (int e = 0; e < 8; ++e) v.t[e] = src[u][e];
-        r[u] = v.u4;
-      }
-  }
-}
+using HChunks = Chunks<__half, N, kProducts>;
 
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* p, bool trans) {
   const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -108,20 +65,17 @@ __global__ void __launch_bounds__(kThreads, N == 16 ? 8 : 0) hgemm_square_mma(co
 
   const __half* sa[L::kLoads];
   const __half* sb[L::kLoads];
-  chunk_addresses<N>(g, 0, p0, sa);
-  chunk_addresses<N>(g, 1, p0, sb);
   uint4 ra[L::kLoads], rb[L::kLoads];  // (kLoads) 16-byte chunks of A, of B
-  load_chunks<L::kLoads, true>(sa, g.vec_a, ra);
-  load_chunks<L::kLoads, true>(sb, g.vec_b, rb);
+  load_ab<__half, N, kProducts>(g, p0, sa, sb, ra, rb);
 #pragma unroll
   for (int u = 0; u < L::kLoads; ++u) {
     if (sa[u]) *reinterpret_cast<uint4*>(&As[L::product(u)][L::col(u)][L::row(u)]) = ra[u];
     if (sb[u]) *reinterpret_cast<uint4*>(&Bs[L::product(u)][L::col(u)][L::row(u)]) = rb[u];
   }
   const __half* sc[L::kLoads];
-  chunk_addresses<N>(g, 2, p0, sc);
+  chunk_addresses<__half, N, kProducts>(g, 2, p0, sc);
   const bool read_c = g.beta != 0.f;
-  if (read_c) load_chunks<L::kLoads, false>(sc, g.vec_c, ra);
+  if (read_c) load_chunks<__half, L::kLoads, false>(sc, g.vec_c, ra);
   __syncthreads();
 
   // Warp p: C (N x N) of product p as (N/16) x (N/8) tiles of m16n8.

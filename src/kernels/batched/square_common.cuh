@@ -1,6 +1,7 @@
 // What the batched square kernels (gemm_square_smem.cu, gemm_square_staged.cu, hgemm_square_mma.cu) share: the launch's
-// description of its groups, element conversions, where product i's operands are, and the
-// packing of up to kMaxGroups groups of one size into one launch.
+// description of its groups, element conversions, where product i's operands are, the packing
+// of up to kMaxGroups groups of one size into one launch, and the 16-byte chunks in which the
+// staged rungs load their operands (all of a thread's loads issued before any is used).
 #pragma once
 #include <cuda_fp16.h>
 
@@ -96,6 +97,72 @@ long long pack_groups(const BatchGroup* groups, const void* const* const* dev_li
     blocks += (bg.count + P - 1) / P;
   }
   return blocks;
+}
+
+template <class T>
+union Chunk {
+  uint4 u;
+  T t[16 / sizeof(T)];
+};
+
+// This thread's chunks of one operand of the block's P products: chunk u is q = threadIdx.x +
+// u * kThreads, product q / kChunks, and within it kVec elements down one stored column.
+template <class T, int N, int P>
+struct Chunks {
+  static constexpr int kVec = 16 / int(sizeof(T));           // elements per 16-byte access
+  static constexpr int kChunks = N * N / kVec;               // per matrix (one column each: N % kVec == 0)
+  static constexpr int kLoads = P * kChunks / kThreads;      // per thread and operand
+  static_assert(P * kChunks % kThreads == 0, "the block's chunks must divide among its threads");
+  __device__ static int product(int u) { return (int(threadIdx.x) + u * kThreads) / kChunks; }
+  __device__ static int row(int u) { return ((int(threadIdx.x) + u * kThreads) % kChunks) * kVec % N; }
+  __device__ static int col(int u) { return ((int(threadIdx.x) + u * kThreads) % kChunks) * kVec / N; }
+};
+
+// Where chunk u of operand `which` (0: A, 1: B, 2: C) starts; nullptr past the group's count.
+template <class T, int N, int P>
+__device__ __forceinline__ void chunk_addresses(const Group& g, int which, long long p0,
+                                                const T* (&src)[Chunks<T, N, P>::kLoads]) {
+  using L = Chunks<T, N, P>;
+  const long long ld = which == 0 ? g.lda : which == 1 ? g.ldb : g.ldc;
+#pragma unroll
+  for (int u = 0; u < L::kLoads; ++u) {
+    const long long item = p0 + L::product(u);
+    const T* base = nullptr;
+    if (item < g.count) base = which == 2 ? output<T>(g, item) : operand<T>(g, which, item);
+    src[u] = base ? base + L::col(u) * ld + L::row(u) : nullptr;
+  }
+}
+
+// Issues every chunk's load before any is used.
+template <class T, int K, bool kReadOnly>
+__device__ __forceinline__ void load_chunks(const T* const (&src)[K], bool vec, uint4 (&r)[K]) {
+  if (vec) {
+#pragma unroll
+    for (int u = 0; u < K; ++u)
+      if (src[u]) r[u] = kReadOnly ? __ldg(reinterpret_cast<const uint4*>(src[u])) : *reinterpret_cast<const uint4*>(src[u]);
+  } else {
+#pragma unroll
+    for (int u = 0; u < K; ++u)
+      if (src[u]) {
+        Chunk<T> v;
+#pragma unroll
+        for (int e = 0; e < 16 / int(sizeof(T)); ++e) v.t[e] = src[u][e];
+        r[u] = v.u;
+      }
+  }
+}
+
+// Issues the loads of A's and B's chunks of the P products from p0: their addresses into sa and
+// sb, the chunks into ra and rb.
+template <class T, int N, int P>
+__device__ __forceinline__ void load_ab(const Group& g, long long p0, const T* (&sa)[Chunks<T, N, P>::kLoads],
+                                        const T* (&sb)[Chunks<T, N, P>::kLoads], uint4 (&ra)[Chunks<T, N, P>::kLoads],
+                                        uint4 (&rb)[Chunks<T, N, P>::kLoads]) {
+  using L = Chunks<T, N, P>;
+  chunk_addresses<T, N, P>(g, 0, p0, sa);
+  chunk_addresses<T, N, P>(g, 1, p0, sb);
+  load_chunks<T, L::kLoads, true>(sa, g.vec_a, ra);
+  load_chunks<T, L::kLoads, true>(sb, g.vec_b, rb);
 }
 
 // Launches kernel<<<blocks, kThreads>>>(args) over every kMaxGroups groups.
