@@ -249,8 +249,8 @@ void device_case(const std::string& type, int n, const Opts& o, cublasHandle_t h
     g.count = count;
     const myblas::Dtype dt = sizeof(T) == 2 ? myblas::Dtype::h : myblas::Dtype::s;
     if (!myblas::batched_square_can_implement(dt, g))
-      for (myblas::SquareKernel k :
-           {myblas::SquareKernel::staged, myblas::SquareKernel::prefetch, myblas::SquareKernel::mma}) {
+      for (myblas::SquareKernel k : {myblas::SquareKernel::smem, myblas::SquareKernel::staged,
+                                     myblas::SquareKernel::prefetch, myblas::SquareKernel::mma}) {
         if (k == myblas::SquareKernel::mma && dt != myblas::Dtype::h) continue;  // (binary16 only)
         auto direct = [&](int) { CK(myblas::batched_square_run(dt, &g, nullptr, 1, nullptr, k)); };
         CK(cudaMemset(c, 0xFF, per * count * es));

@@ -14,7 +14,7 @@ namespace myblas {
 
 // The rungs of our batched square GEMM kernel (kernels/batched.h), as the dispatch table names them
 // (mma: binary16 only).
-enum class SquareKernel { staged, prefetch, mma };
+enum class SquareKernel { smem, staged, prefetch, mma };
 
 // One group. gemm: C_i(m x n) := alpha op(A_i) op(B_i) + beta C_i. gemv: y_i := alpha op(A_i) x_i +
 // beta y_i with A_i m x n, x = b (increment ldb), y = c (increment ldc); ta 'R' is conj(A) without a

@@ -63,8 +63,9 @@ inline bool batch_host_gpu_wins(const BatchProblem& p) {
 // best rung (kSquareForcedKernel).
 // Measured on the H200 (bench/results/h200-batched-small-2026-11-28.md, every rung called directly
 // beside cublas<T>gemmStridedBatched, three processes): S 16: gemm_square_staged 3.07-3.11x cuBLAS
-// (gemm_square_prefetch 2.73-2.78x); S 32: staged 1.06-1.08x (prefetch 0.95-0.97x); H 16:
-// hgemm_square_mma 7.30-7.34x (staged 4.52-4.54x); H 32: hgemm_square_mma 1.70-1.72x (staged 1.11x).
+// (gemm_square_prefetch 2.73-2.78x, gemm_square_smem 1.69-1.72x); S 32: staged 1.06-1.08x (prefetch
+// 0.95-0.97x, smem 0.48x); H 16: hgemm_square_mma 7.30-7.34x (staged 4.52-4.54x); H 32:
+// hgemm_square_mma 1.70-1.72x (staged 1.11x).
 struct SquareChoice {
   Dtype type;
   int64_t n;

@@ -4,13 +4,13 @@
 //    product is a few kilobytes read and written with 2n^3 flops, so the batch is bound by memory
 //    traffic (cuBLAS's strided-batched SGEMM reaches under 40% of the read limit at n = 16): each
 //    block stages several products' A and B in shared memory with 16-byte loads, computes them
-//    from there, and writes C once. Rungs: gemm_square_staged (every load of a block issued
-//    before the first store, C's loads behind the product, operands laid out for vector
-//    shared-memory reads), gemm_square_prefetch (the same with as many blocks as the device
-//    holds, each looping over sets of products and loading the next set while it multiplies the
-//    current one) and, binary16 only, hgemm_square_mma (the staged loads, the product on the
-//    tensor cores: mma.sync, FP32 accumulation; FP32 products asked of it run
-//    gemm_square_staged, since TF32 would not give FP32 SGEMM's results).
+//    from there, and writes C once. Rungs: gemm_square_smem (a load, then its shared-memory
+//    store, one after the other), gemm_square_staged (every load of a block issued before the
+//    first store, C's loads behind the product, operands laid out for vector shared-memory reads),
+//    gemm_square_prefetch (the same with as many blocks as the device holds, each looping over
+//    sets of products and loading the next set while it multiplies the current one) and, binary16 only, hgemm_square_mma (the staged loads, the product on the tensor cores:
+//    mma.sync, FP32 accumulation; FP32 products asked of it run gemm_square_staged, since TF32
+//    would not give FP32 SGEMM's results).
 //  - scale_batch: C_i := beta C_i for the groups with alpha == 0 or k == 0 (A and B never read;
 //    beta == 0 stores zeros unread), one launch per group.
 #pragma once
@@ -22,11 +22,12 @@
 
 namespace myblas {
 
-// nullptr if the gemm_square rungs can run group g of a batch of `type`, else why not.
+// nullptr if gemm_square_smem can run group g of a batch of `type`, else why not.
 const char* batched_square_can_implement(Dtype type, const BatchGroup& g);
 
 inline const char* square_kernel_name(SquareKernel k) {
   switch (k) {
+    case SquareKernel::smem: return "gemm_square_smem";
     case SquareKernel::staged: return "gemm_square_staged";
     case SquareKernel::prefetch: return "gemm_square_prefetch";
     case SquareKernel::mma: return "hgemm_square_mma";

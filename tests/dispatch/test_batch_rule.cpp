@@ -80,13 +80,13 @@ TEST(BatchRule, SquareKernelTable) {
     EXPECT_TRUE(c.type == Dtype::s || c.type == Dtype::h);
     EXPECT_TRUE(c.n == 16 || c.n == 32);
     EXPECT_TRUE(!c.ours || c.kernel != SquareKernel::mma || c.type == Dtype::h) << "the tensor-core rung is binary16 only";
-    SquareKernel k = SquareKernel(-1);  // (no rung: an entry that names one must set it)
+    SquareKernel k = SquareKernel::smem;
     EXPECT_EQ(myblas::batch_square_takes(c.type, c.n, false, &k), c.ours) << int(c.type) << " " << c.n;
     if (c.ours) EXPECT_EQ(k, c.kernel);
     EXPECT_TRUE(myblas::batch_square_takes(c.type, c.n, true, &k));
     EXPECT_EQ(k, c.ours ? c.kernel : myblas::kSquareForcedKernel);
   }
-  SquareKernel k = SquareKernel(-1);
+  SquareKernel k = SquareKernel::smem;
   EXPECT_EQ(myblas::batch_square_choice(Dtype::d, 16), nullptr);
   EXPECT_FALSE(myblas::batch_square_takes(Dtype::s, 64, false, &k));
   EXPECT_TRUE(myblas::batch_square_takes(Dtype::s, 64, true, &k));

@@ -1,5 +1,5 @@
-// The batched square kernel's rungs (src/kernels/batched/gemm_square_staged.cu with
-// gemm_square_prefetch, hgemm_square_mma.cu for H) called directly: their refusals (on the
+// The batched square kernel's rungs (src/kernels/batched/gemm_square_smem.cu, gemm_square_staged.cu
+// with gemm_square_prefetch, hgemm_square_mma.cu for H) called directly: their refusals (on the
 // CPU, in CI), and on a GPU, each rung against a loop of products in double: nine groups of one
 // size (two launches: eight groups a launch), strided and listed groups together, counts that
 // leave the last block partly empty (off multiples of the products per block; one large enough
@@ -166,7 +166,8 @@ TEST(BatchedSquare, DeviceFp32) {
   std::string why;
   if (!kernel_test::have_gpu(&why)) GTEST_SKIP() << why;
   std::mt19937_64 rng(mbtest::test_seed());
-  for (myblas::SquareKernel k : {myblas::SquareKernel::staged, myblas::SquareKernel::prefetch}) {
+  for (myblas::SquareKernel k :
+       {myblas::SquareKernel::smem, myblas::SquareKernel::staged, myblas::SquareKernel::prefetch}) {
     run_case<float>(16, k, rng);
     run_case<float>(32, k, rng);
   }
@@ -176,8 +177,8 @@ TEST(BatchedSquare, DeviceFp16) {
   std::string why;
   if (!kernel_test::have_gpu(&why)) GTEST_SKIP() << why;
   std::mt19937_64 rng(mbtest::test_seed());
-  for (myblas::SquareKernel k :
-       {myblas::SquareKernel::staged, myblas::SquareKernel::prefetch, myblas::SquareKernel::mma}) {
+  for (myblas::SquareKernel k : {myblas::SquareKernel::smem, myblas::SquareKernel::staged,
+                                 myblas::SquareKernel::prefetch, myblas::SquareKernel::mma}) {
     run_case<__half>(16, k, rng);
     run_case<__half>(32, k, rng);
   }

@@ -1,32 +1,24 @@
 // gemm_square_staged: many small square products (m = n = k = N, N = 16 or 32) in one launch, for
-// FP32 and binary16 storage (FP32 accumulation, one rounding of the result); the first rung of the
-// batched square kernels.
+// FP32 and binary16 storage (FP32 accumulation, one rounding of the result); the rung after
+// gemm_square_smem.cu, with the same blocks (256 threads, P products of one group), micro-tiles
+// and 16-byte global accesses.
 //
-// Why: at N <= 32 a product moves 3 N^2 elements for 2 N^3 flops, so the batch runs at the speed
-// of memory. Each block of 256 threads takes P products of one group: their A and B go from
-// global memory to shared memory in 16-byte loads (4 floats or 8 halves; element loads where a
-// leading dimension, stride or pointer does not allow them), every thread computes a TM x TN
-// micro-tile of one product from shared memory (the micro-tile keeps shared-memory traffic within
-// a few times the global traffic, so shared memory does not become the limit), then the block
-// writes its C tiles back through shared memory with 16-byte reads and stores, reading C only
-// when beta != 0. Several groups of the same N share the launch (blocks are numbered group after
-// group).
-//
-// The batch runs at the speed of memory only if each SM keeps enough bytes in flight to cover the
-// memory latency (Little's law: tens of kilobytes per SM); a thread that loads one 16-byte chunk
-// and stores it to shared memory before loading the next has one load in flight. Here every
-// thread first computes the addresses of all its chunks of A and B (a fixed count, P N^2 / (256 *
-// elements per 16 bytes): 1 to 4 per operand, unrolled, predicated on the group's count; the
-// pointer-array loads come first, all of them), issues every load into registers, and only then
-// stores them to shared memory: a block has all of its P products' A and B in flight at once.
-// With beta != 0 C's loads are issued into the same registers right after that store, so they
-// travel while the block multiplies.
+// What changed and why: at these sizes the batch runs at the speed of memory only if each SM
+// keeps enough bytes in flight to cover the memory latency (Little's law: tens of kilobytes per
+// SM). gemm_square_smem's threads load one 16-byte chunk and store it to shared memory before
+// loading the next, one load in flight each. Here every thread first computes the addresses of
+// all its chunks of A and B (a fixed count, P N^2 / (256 * elements per 16 bytes): 1 to 4 per
+// operand, unrolled, predicated on the group's count; the pointer-array loads come first, all of
+// them), issues every load into registers, and only then stores them to shared memory: a block
+// has all of its P products' A and B in flight at once. With beta != 0 C's loads are issued into
+// the same registers right after that store, so they travel while the block multiplies.
 //
 // The operands go to shared memory laid out for the product's inner loop: A as op(A) by rows of
 // k (As[kk][i], rows padded to N + 4 floats so that a thread's TM = 4 values of a are one 16-byte
 // read), B as op(B) by columns (Bs[j][kk], padded to N + 1, conflict-free for the TN single reads
 // of b): 1 + TN shared-memory reads per k step instead of TM + TN. The transposes are applied by
 // the store to shared memory (one store per element), not by the reads (N / TN reads per element).
+// C goes back through shared memory as in gemm_square_smem, with 16-byte reads and stores.
 #include "kernels/batched/square_common.cuh"
 
 namespace myblas {
@@ -242,7 +234,7 @@ __global__ void __launch_bounds__(kThreads, N == 16 ? 4 : 2) gemm_square_prefetc
   }
 }
 
-// The micro-tiles: N = 16: 4 x 2 per thread, 32 threads a product,
+// The micro-tiles, as gemm_square_smem's: N = 16: 4 x 2 per thread, 32 threads a product,
 // 8 products a block; N = 32: 4 x 4, 64 threads a product, 4 products a block.
 template <int N>
 struct Shape;
@@ -300,31 +292,4 @@ template cudaError_t run_prefetch<__half, 16>(const BatchGroup*, const void* con
 template cudaError_t run_prefetch<__half, 32>(const BatchGroup*, const void* const* const*, int, cudaStream_t);
 
 }  // namespace square
-
-const char* batched_square_can_implement(Dtype type, const BatchGroup& g) {
-  if (type != Dtype::s && type != Dtype::h) return "only FP32 and binary16 products";
-  if (g.m != g.n || g.n != g.k) return "not square (m, n and k differ)";
-  if (g.n != 16 && g.n != 32) return "size other than 16 or 32";
-  if ((g.ta != 'N' && g.ta != 'T') || (g.tb != 'N' && g.tb != 'T')) return "conjugate transposes";
-  if (g.alpha.zero()) return "alpha == 0 (a scaling of C)";
-  return nullptr;
-}
-
-cudaError_t batched_square_run(Dtype type, const BatchGroup* groups, const void* const* const* dev_lists,
-                               int group_count, cudaStream_t s, SquareKernel kernel) {
-  if (group_count <= 0) return cudaSuccess;
-  const int64_t n = groups[0].n;
-  for (int i = 1; i < group_count; ++i)
-    if (groups[i].n != n) return cudaErrorInvalidValue;
-  using namespace square;
-  if (type == Dtype::h && kernel == SquareKernel::mma)
-    return (n == 16 ? run_mma_h<16> : run_mma_h<32>)(groups, dev_lists, group_count, s);
-  if (kernel == SquareKernel::prefetch) {
-    if (type == Dtype::s) return (n == 16 ? run_prefetch<float, 16> : run_prefetch<float, 32>)(groups, dev_lists, group_count, s);
-    return (n == 16 ? run_prefetch<__half, 16> : run_prefetch<__half, 32>)(groups, dev_lists, group_count, s);
-  }
-  if (type == Dtype::s) return (n == 16 ? run_staged<float, 16> : run_staged<float, 32>)(groups, dev_lists, group_count, s);
-  return (n == 16 ? run_staged<__half, 16> : run_staged<__half, 32>)(groups, dev_lists, group_count, s);
-}
-
 }  // namespace myblas

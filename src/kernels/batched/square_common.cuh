@@ -1,4 +1,4 @@
-// What the batched square kernels (gemm_square_staged.cu, hgemm_square_mma.cu) share: the launch's
+// What the batched square kernels (gemm_square_smem.cu, gemm_square_staged.cu, hgemm_square_mma.cu) share: the launch's
 // description of its groups, element conversions, where product i's operands are, the packing
 // of up to kMaxGroups groups of one size into one launch, and the 16-byte chunks in which the
 // staged rungs load their operands (all of a thread's loads issued before any is used).
@@ -183,6 +183,8 @@ cudaError_t launch_groups(Kernel kernel, const BatchGroup* groups, const void* c
 }
 
 // The rungs, for FP32 (float) and binary16 (__half), N = 16 or 32; the tensor-core one binary16 only.
+template <class T, int N>
+cudaError_t run_smem(const BatchGroup* groups, const void* const* const* dev_lists, int count, cudaStream_t s);
 template <class T, int N>
 cudaError_t run_staged(const BatchGroup* groups, const void* const* const* dev_lists, int count, cudaStream_t s);
 template <class T, int N>
