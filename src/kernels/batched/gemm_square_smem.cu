@@ -126,19 +126,6 @@ __global__ void __launch_bounds__(kThreads) gemm_square_smem(const Args args) {
   }
 }
 
-// The micro-tiles: N = 16: 4 x 2 per thread, 32 threads a product, 8 products a block;
-// N = 32: 4 x 4, 64 threads a product, 4 products a block.
-template <int N>
-struct Shape;
-template <>
-struct Shape<16> {
-  static constexpr int TM = 4, TN = 2, P = 8;
-};
-template <>
-struct Shape<32> {
-  static constexpr int TM = 4, TN = 4, P = 4;
-};
-
 }  // namespace
 
 template <class T, int N>

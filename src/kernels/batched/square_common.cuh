@@ -12,6 +12,20 @@
 namespace myblas {
 namespace square {
 
+// The SIMT rungs' micro-tiles (gemm_square_smem, gemm_square_staged, gemm_square_prefetch):
+// N = 16: 4 x 2 of C per thread, 32 threads a product, 8 products a block of 256 threads;
+// N = 32: 4 x 4, 64 threads a product, 4 products a block.
+template <int N>
+struct Shape;
+template <>
+struct Shape<16> {
+  static constexpr int TM = 4, TN = 2, P = 8;
+};
+template <>
+struct Shape<32> {
+  static constexpr int TM = 4, TN = 4, P = 4;
+};
+
 constexpr int kThreads = 256;
 constexpr int kMaxGroups = 8;  // groups of one size per launch (more launch again)
 
