@@ -10,12 +10,14 @@
 //     64 products), then timed: 3 warm-ups, --reps calls between CUDA events, median. Rows: event
 //     time, the call's host time, GB/s of the memory floor (A and B read once, C written once),
 //     TFLOP/s, and the ratio to cuBLAS.
-//   --host: --count products (default 10000) of n^3 for n in --host-sizes (default 64,256), FP32,
-//     operands in host memory: a loop of OpenBLAS sgemm_ calls (OpenBLAS loaded by name, with its
-//     own threads: OPENBLAS_NUM_THREADS, default all cores) beside cblas_sgemm_batch_strided and
-//     cblas_sgemm_batch through libmyblas (whichever path MYBLAS_BACKEND gives: cpu, cublas for the
-//     GPU path, or auto). Verified against the loop, timed by wall clock: 1 warm-up, --host-reps
-//     calls, median.
+//   --host: --count products (default 10000) of n^3 for n in --host-sizes (default 64,256), types
+//     --types (s, d; without --types, s alone), operands in host memory, beta = 0: a loop of
+//     OpenBLAS sgemm_ / dgemm_ calls (OpenBLAS loaded by name, with its own threads:
+//     OPENBLAS_NUM_THREADS, default all cores) beside cblas_?gemm_batch_strided and
+//     cblas_?gemm_batch through libmyblas (whichever path MYBLAS_BACKEND gives: cpu, cublas for the
+//     GPU path, or auto; the path taken in brackets). Verified against the loop (every 97th
+//     element of C, which starts as NaN; bound (n + 2) n eps of the type), timed by wall clock:
+//     1 warm-up, --host-reps calls, median. Needs no GPU under MYBLAS_BACKEND=cpu.
 //   With --device also: the device-to-device copy rate (cudaMemcpy of --mb MB, counted as bytes
 //     read plus bytes written: the memory floor the GB/s columns are compared with, "floor" rows);
 //     and for S and H at n = 16 and 32 each rung of our batched square kernel called directly
@@ -38,6 +40,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -57,6 +60,7 @@ struct Opts {
   bool device = false, host = false;
   std::vector<int> sizes{16, 32, 64, 128, 256, 512};
   std::vector<std::string> types{"s", "h", "d"};
+  std::vector<std::string> host_types{"s"};  // (--types sets both; without it the host rows are FP32)
   std::vector<int> host_sizes{64, 256};
   double mb = 256;
   int reps = 10, host_reps = 3;
@@ -360,65 +364,87 @@ double wall_median(const std::function<void()>& f, int reps) {
   return bench::median(t);
 }
 
-void host_case(int n, const Opts& o) {
-  using sgemm_t = void (*)(const char*, const char*, const int*, const int*, const int*, const float*, const float*,
-                           const int*, const float*, const int*, const float*, float*, const int*);
+// The host-array calls of one type (T = float or double), each a thin forward to the library's
+// S or D entry point, and the OpenBLAS single-matrix routine the loop anchor calls.
+template <class T>
+struct HostGemm {
+  static constexpr bool kD = std::is_same_v<T, double>;
+  static constexpr const char* kOpenblas = kD ? "dgemm_" : "sgemm_";
+  using gemm_t = void (*)(const char*, const char*, const int*, const int*, const int*, const T*, const T*,
+                          const int*, const T*, const int*, const T*, T*, const int*);
+  static void strided(int n, const T* a, const T* b, T* c, int s, int cnt) {
+    if constexpr (kD)
+      cblas_dgemm_batch_strided(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a, n, s, b, n, s, 0.0, c, n,
+                                s, cnt);
+    else
+      cblas_sgemm_batch_strided(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f, a, n, s, b, n, s, 0.f, c, n,
+                                s, cnt);
+  }
+  static void listed(const int* n, const T* one, const T** a, const T** b, const T* zero, T** c, const int* cnt) {
+    const CBLAS_TRANSPOSE nt = CblasNoTrans;
+    if constexpr (kD) cblas_dgemm_batch(CblasColMajor, &nt, &nt, n, n, n, one, a, n, b, n, zero, c, n, 1, cnt);
+    else cblas_sgemm_batch(CblasColMajor, &nt, &nt, n, n, n, one, a, n, b, n, zero, c, n, 1, cnt);
+  }
+};
+
+template <class T>
+void host_case(const std::string& type, int n, const Opts& o) {
+  using H = HostGemm<T>;
   void* ob = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
   if (!ob) {
     std::printf("# no OpenBLAS: %s\n", dlerror());
     return;
   }
-  auto sgemm = reinterpret_cast<sgemm_t>(dlsym(ob, "sgemm_"));
+  auto gemm = reinterpret_cast<typename H::gemm_t>(dlsym(ob, H::kOpenblas));
+  if (!gemm) {
+    std::printf("# OpenBLAS has no %s: %s\n", H::kOpenblas, dlerror());
+    return;
+  }
   auto threads = reinterpret_cast<int (*)()>(dlsym(ob, "openblas_get_num_threads"));
   const size_t per = size_t(n) * n;
   const long count = o.count;
-  std::vector<float> a(per * count), b(per * count), c(per * count), cref(per * count);
+  std::vector<T> a(per * count), b(per * count), c(per * count), cref(per * count);
   {
     std::mt19937 rng(7u);
-    std::uniform_real_distribution<float> d(-1.f, 1.f);
-    std::vector<float> pool(size_t(1) << 22);
-    for (float& v : pool) do v = d(rng); while (std::fabs(v) < 1e-3f);
+    std::uniform_real_distribution<T> d(-1, 1);
+    std::vector<T> pool(size_t(1) << 22);
+    for (T& v : pool) do v = d(rng); while (std::fabs(v) < 1e-3);
     // Blocks of the pool at shifting starts (fast for gigabytes; never zero).
     const size_t chunk = pool.size() - 8;
     for (size_t i = 0, j = 0; i < a.size(); i += chunk, ++j) {
       const size_t len = std::min(chunk, a.size() - i);
-      std::memcpy(&a[i], pool.data() + j % 7, len * sizeof(float));
-      std::memcpy(&b[i], pool.data() + (j + 3) % 7 + 1, len * sizeof(float));
+      std::memcpy(&a[i], pool.data() + j % 7, len * sizeof(T));
+      std::memcpy(&b[i], pool.data() + (j + 3) % 7 + 1, len * sizeof(T));
     }
   }
-  const float one = 1.f, zero = 0.f;
+  const T one = 1, zero = 0;
   auto loop = [&] {
     for (long i = 0; i < count; ++i)
-      sgemm("N", "N", &n, &n, &n, &one, &a[i * per], &n, &b[i * per], &n, &zero, &cref[i * per], &n);
+      gemm("N", "N", &n, &n, &n, &one, &a[i * per], &n, &b[i * per], &n, &zero, &cref[i * per], &n);
   };
   const double flops = 2.0 * double(n) * n * n * double(count);
   const double t_loop = wall_median(loop, o.host_reps);
   char label[64];
-  std::snprintf(label, sizeof label, "openblas-sgemm-loop-%dthr", threads ? threads() : -1);
-  csv_row("host", "s", n, count, label, t_loop, t_loop, 0, flops / t_loop / 1e6, 1.0, 0.0);
+  std::snprintf(label, sizeof label, "openblas-%cgemm-loop-%dthr", H::kOpenblas[0], threads ? threads() : -1);
+  csv_row("host", type, n, count, label, t_loop, t_loop, 0, flops / t_loop / 1e6, 1.0, 0.0);
   const int s = int(per), cnt = int(count);
-  auto strided = [&] {
-    cblas_sgemm_batch_strided(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f, a.data(), n, s, b.data(), n, s,
-                              0.f, c.data(), n, s, cnt);
-  };
-  std::vector<const float*> pa(static_cast<size_t>(count)), pb(static_cast<size_t>(count));
-  std::vector<float*> pc(static_cast<size_t>(count));
+  auto strided = [&] { H::strided(n, a.data(), b.data(), c.data(), s, cnt); };
+  std::vector<const T*> pa(static_cast<size_t>(count)), pb(static_cast<size_t>(count));
+  std::vector<T*> pc(static_cast<size_t>(count));
   for (long i = 0; i < count; ++i) pa[size_t(i)] = &a[i * per], pb[size_t(i)] = &b[i * per], pc[size_t(i)] = &c[i * per];
-  const CBLAS_TRANSPOSE nt = CblasNoTrans;
-  auto listed = [&] {
-    cblas_sgemm_batch(CblasColMajor, &nt, &nt, &n, &n, &n, &one, pa.data(), &n, pb.data(), &n, &zero, pc.data(), &n, 1,
-                      &cnt);
-  };
+  auto listed = [&] { H::listed(&n, &one, pa.data(), pb.data(), &zero, pc.data(), &cnt); };
+  const double bound = (n + 2) * n * (H::kD ? std::ldexp(1.0, -53) : std::ldexp(1.0, -24));
   for (auto& [name, f] : std::vector<std::pair<const char*, std::function<void()>>>{
            {"myblas-batch-strided", strided}, {"myblas-batch-pointers", listed}}) {
-    std::fill(c.begin(), c.end(), std::nanf(""));
+    std::fill(c.begin(), c.end(), std::numeric_limits<T>::quiet_NaN());  // beta = 0 must not read it
     f();
     double worst = 0;
     for (size_t i = 0; i < c.size(); i += 97)
-      worst = std::max(worst, std::isnan(c[i]) ? 1e30 : std::fabs(c[i] - cref[i]) / ((n + 2) * n * std::ldexp(1.0, -24)));
-    if (worst > 1.0) std::printf("# VERIFY FAILED: host %s n=%d worst %.3g x the bound\n", name, n, worst);
+      worst = std::max(worst, std::isnan(c[i]) ? 1e30 : std::fabs(double(c[i]) - double(cref[i])) / bound);
+    if (worst > 1.0)
+      std::printf("# VERIFY FAILED: host %s %s n=%d worst %.3g x the bound\n", name, type.c_str(), n, worst);
     const double t = wall_median(f, o.host_reps);
-    csv_row("host", "s", n, count, (std::string(name) + "[" + myblas_last_path() + "]").c_str(), t, t, 0,
+    csv_row("host", type, n, count, (std::string(name) + "[" + myblas_last_path() + "]").c_str(), t, t, 0,
             flops / t / 1e6, t_loop / t, worst);
   }
 }
@@ -438,7 +464,7 @@ int main(int argc, char** argv) {
     if (a == "--device") o.device = true;
     else if (a == "--host") o.host = true;
     else if (a == "--sizes") o.sizes = ints(next());
-    else if (a == "--types") o.types = bench::split_list(next());
+    else if (a == "--types") o.types = o.host_types = bench::split_list(next());
     else if (a == "--host-sizes") o.host_sizes = ints(next());
     else if (a == "--mb") o.mb = std::atof(next());
     else if (a == "--reps") o.reps = std::atoi(next());
@@ -483,7 +509,12 @@ int main(int argc, char** argv) {
     CB(cublasDestroy(h));
   }
   if (o.host)
-    for (int n : o.host_sizes) host_case(n, o);
+    for (const std::string& t : o.host_types)
+      for (int n : o.host_sizes) {
+        if (t == "s") host_case<float>(t, n, o);
+        else if (t == "d") host_case<double>(t, n, o);
+        else std::printf("# --host: type %s not measured (host arrays: s, d)\n", t.c_str());
+      }
   if (g_csv) std::fclose(g_csv);
   return 0;
 }
