@@ -3,7 +3,7 @@
 
 Usage: /usr/bin/python3 bench/plot_batched.py OUT_PREFIX FILE.csv [FILE.csv ...]
 Writes OUT_PREFIX.md (one table per kind: every row with its ratio to the anchor measured in the
-same process: cuBLAS's strided-batched call for device operands, the loop of OpenBLAS sgemm_ calls
+same process: cuBLAS's strided-batched call for device operands, the loop of OpenBLAS sgemm_ / dgemm_ calls
 for host arrays; and, per device row, pointer arrays beside the strided form) and, when matplotlib
 is there, OUT_PREFIX.png (device: ratio to cuBLAS against n per type and backend; host: ratio to the
 OpenBLAS loop per path)."""
@@ -54,23 +54,24 @@ def tables(rows):
                                                    float(r["ratio_vs_anchor"])))
     host = [r for r in rows if r["kind"] == "host"]
     if host:
-        out.append("\n## Host arrays: FP32, n^3 products\n")
-        out.append("| backend | n | count | path | ms | TFLOP/s | x OpenBLAS loop |")
-        out.append("|---|---:|---:|---|---:|---:|---:|")
+        out.append("\n## Host arrays: n^3 products\n")
+        out.append("| backend | type | n | count | path | ms | TFLOP/s | x OpenBLAS loop |")
+        out.append("|---|---|---:|---:|---|---:|---:|---:|")
         for r in host:
-            out.append("| %s | %s | %s | %s | %.2f | %.2f | %.3f |" % (
-                r["backend"], r["n"], r["count"], r["path"], float(r["us"]) / 1e3, float(r["tflops"]),
+            out.append("| %s | %s | %s | %s | %s | %.2f | %.2f | %.3f |" % (
+                r["backend"], r["type"], r["n"], r["count"], r["path"], float(r["us"]) / 1e3, float(r["tflops"]),
                 float(r["ratio_vs_anchor"])))
-        # The better of CPU and GPU per size, and each backend's strided call against it.
+        # The better of CPU and GPU per type and size, and each backend's strided call against it.
         best = defaultdict(lambda: float("inf"))
         for r in host:
             if r["path"].startswith("myblas-batch-strided"):
-                best[r["n"]] = min(best[r["n"]], float(r["us"]))
-        out.append("\n| backend | n | strided call / best of the backends |")
-        out.append("|---|---:|---:|")
+                best[(r["type"], r["n"])] = min(best[(r["type"], r["n"])], float(r["us"]))
+        out.append("\n| backend | type | n | strided call / best of the backends |")
+        out.append("|---|---|---:|---:|")
         for r in host:
             if r["path"].startswith("myblas-batch-strided"):
-                out.append("| %s | %s | %.3f |" % (r["backend"], r["n"], best[r["n"]] / float(r["us"])))
+                out.append("| %s | %s | %s | %.3f |" % (r["backend"], r["type"], r["n"],
+                                                       best[(r["type"], r["n"])] / float(r["us"])))
     bad = [r for r in rows if float(r["verify_err"]) > 1.0]
     if bad:
         out.append("\nVERIFICATION FAILED in %d rows: %s" % (len(bad), ", ".join(
@@ -105,12 +106,12 @@ def plot(rows, png):
     ax.legend(fontsize=6)
     ax = axes[1]
     mine = [r for r in host if r["path"].startswith("myblas")]
-    labels = ["%s n=%s %s" % (r["backend"], r["n"], r["path"]) for r in mine]
+    labels = ["%s %s n=%s %s" % (r["type"].upper(), r["backend"], r["n"], r["path"]) for r in mine]
     ax.barh(labels, [float(r["ratio_vs_anchor"]) for r in mine])
     ax.axvline(1.0, color="gray", lw=0.8)
     ax.axvline(3.0, color="tab:red", lw=0.8, ls="--")
-    ax.set_xlabel("time of a loop of OpenBLAS sgemm_ / ours (dashed: 3x)")
-    ax.set_title("Host arrays, FP32, 10^4 products")
+    ax.set_xlabel("time of a loop of OpenBLAS ?gemm_ / ours (dashed: 3x)")
+    ax.set_title("Host arrays, 10^4 products")
     ax.tick_params(axis="y", labelsize=6)
     fig.tight_layout()
     fig.savefig(png, dpi=120)

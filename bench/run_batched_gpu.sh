@@ -8,7 +8,7 @@
 #   cp -a build/src/libmyblas.so* build/tests/interface/test_interface_batch \
 #         build/tests/kernels/test_batched_kernels build/bench/bench_batched /work/main/.dev-batched/
 #   strip /work/main/.dev-batched/{test_interface_batch,test_batched_kernels,bench_batched}
-# Run on the device (about 2 minutes, at most 8 and a bit; carry [".gpu", ".dev-batched"]):
+# Run on the device (about 3 minutes, at most 8 and a bit; carry [".gpu", ".dev-batched"]):
 #   bash .gpu/run.sh bash bench/run_batched_gpu.sh .dev-batched
 # Afterwards, here: /usr/bin/python3 bench/plot_batched.py bench/results/h100-batched-<date> <files_at>/*.csv
 #   (writes the .md table and the .png plot; add a bench/results/README.md line for them)
@@ -25,6 +25,9 @@
 #                              through myblas) and kernels
 #   host_<backend>.{txt,csv}   bench_batched --host (10^4 products of 64^3 and 256^3, FP32) under
 #                              cpu (the threaded loop), cublas (the chunked GPU path) and auto
+#   host_sd_<backend>.{txt,csv} bench_batched --host --types s,d, 10^4 products of n^3 for
+#                              n = 4..64: the FP64 break-even of the host rule beside FP32's,
+#                              under auto, cpu and cublas
 #   summary.txt                the ratio lines and any verification failure
 set -u
 dir=${1:-.dev-batched}
@@ -65,11 +68,20 @@ for b in cublas kernels; do
 done
 step 100 "$out/host_auto.txt" "bench_batched --host auto" \
   env MYBLAS_BACKEND=auto "$dir/bench_batched" --host --csv "$out/host_auto.csv"
+# FP64 host batches beside FP32 around the host rule's break-even (src/dispatch/batch_rule.h):
+# with beta = 0 a square product moves n/6 flops a byte in FP32 and n/12 in FP64, so FP64's
+# threshold, taken at half FP32's without a measurement, puts both types on the GPU from the same n
+# (the bench's evenly stepped pointer arrays count as strided); n = 4 is under 6 MB in both.
+for b in auto cpu cublas; do
+  step 60 "$out/host_sd_$b.txt" "bench_batched --host --types s,d $b" \
+    env MYBLAS_BACKEND=$b "$dir/bench_batched" --host --types s,d --host-sizes 4,8,16,24,32,48,64 \
+    --csv "$out/host_sd_$b.csv"
+done
 # A failing GPU step is completed on the CPU (device operands, and host arrays in chunks).
 for f in cublas sync launch; do
   step 45 "$out/test_fault_$f.txt" "test_interface_batch MYBLAS_TEST_FAULT=$f" \
     env MYBLAS_BACKEND=kernels MYBLAS_TEST_FAULT=$f "$dir/test_interface_batch" --gtest_filter='*Device*:*LargeHost*'
 done
 grep -h "VERIFY FAILED" "$out"/device_*.txt "$out"/host_*.txt >> "$out/summary.txt"
-grep -h "ratio" "$out"/device_auto.txt "$out"/host_*.txt >> "$out/summary.txt"
+grep -H "ratio" "$out"/device_auto.txt "$out"/host_*.txt >> "$out/summary.txt"
 cat "$out/summary.txt"
