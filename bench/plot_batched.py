@@ -3,10 +3,10 @@
 
 Usage: /usr/bin/python3 bench/plot_batched.py OUT_PREFIX FILE.csv [FILE.csv ...]
 Writes OUT_PREFIX.md (one table per kind: every row with its ratio to the anchor measured in the
-same process: cuBLAS's strided-batched call for device operands, the loop of OpenBLAS sgemm_ / dgemm_ calls
-for host arrays; and, per device row, pointer arrays beside the strided form) and, when matplotlib
-is there, OUT_PREFIX.png (device: ratio to cuBLAS against n per type and backend; host: ratio to the
-OpenBLAS loop per path)."""
+same process: cuBLAS's strided-batched call for device operands, the loop of OpenBLAS sgemm_ or
+dgemm_ calls for host arrays; and, per device row, pointer arrays beside the strided form) and, when
+matplotlib is there, OUT_PREFIX.png (device: ratio to cuBLAS against n per type and backend; host:
+ratio to the OpenBLAS loop per type and path)."""
 import csv
 import sys
 from collections import defaultdict
