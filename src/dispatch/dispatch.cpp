@@ -120,9 +120,7 @@ inline bool heap_call_to_cpu(Routine r, std::initializer_list<const void*> opera
   const uint64_t bit = uint64_t(1) << int(r);
   const bool always = (g_host_fast.routes.always[b] & bit) != 0;
   if (!always && !(g_host_fast.routes.unless_row[b] & bit)) return false;
-  void* const brk_now = sbrk(0);  // glibc's cached break: no system call
-  const ProgramBreakArea heap{g_host_fast.break_start, reinterpret_cast<uintptr_t>(brk_now)};
-  if (brk_now == reinterpret_cast<void*>(-1)) return false;
+  const ProgramBreakArea heap = program_break_area(g_host_fast.break_start);
   for (const void* o : operands)
     if (o && !heap.contains(o)) return false;
   return always || !row_gpu(*g_host_fast.table);

@@ -48,9 +48,9 @@ struct ProgramBreakArea {
   }
 };
 
-inline ProgramBreakArea program_break_area() {
+// The area from a start_brk the caller already holds (program_break_start()'s value).
+inline ProgramBreakArea program_break_area(uintptr_t start) {
   ProgramBreakArea area;
-  const uintptr_t start = program_break_start();
   if (start == 0) return area;
   void* brk_now = sbrk(0);  // glibc's cached break: no system call
   if (brk_now == reinterpret_cast<void*>(-1)) return area;
@@ -58,6 +58,8 @@ inline ProgramBreakArea program_break_area() {
   area.hi = reinterpret_cast<uintptr_t>(brk_now);
   return area;
 }
+
+inline ProgramBreakArea program_break_area() { return program_break_area(program_break_start()); }
 
 inline bool in_program_break_area(const void* p) { return program_break_area().contains(p); }
 
