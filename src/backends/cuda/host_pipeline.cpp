@@ -164,6 +164,8 @@ void PipelineStreams::destroy() {
     if (staged[i]) cudaEventDestroy(staged[i]);
     if (stream[i]) cudaStreamDestroy(stream[i]);
   }
+  for (cudaEvent_t& r : rows_up)
+    if (r) cudaEventDestroy(r);
   *this = PipelineStreams{};
 }
 
@@ -174,6 +176,7 @@ cudaError_t PipelineStreams::create() {
     if (e == cudaSuccess) e = cudaEventCreateWithFlags(&done[i], cudaEventDisableTiming);
     if (e == cudaSuccess) e = cudaEventCreateWithFlags(&staged[i], cudaEventDisableTiming);
   }
+  for (int i = 0; i < 2 && e == cudaSuccess; ++i) e = cudaEventCreateWithFlags(&rows_up[i], cudaEventDisableTiming);
   if (e != cudaSuccess) destroy();
   return e;
 }
@@ -507,9 +510,10 @@ bool pipeline_gemm(const PipelineGemm& p, std::vector<CTile>* unfinished, std::s
               !check("sync", cudaEventRecord(sl.done, up), "cudaEventRecord"))
             break;
         }
-        // The slots' `done` events mark each step's B rows uploaded (their pinned buffer can be
-        // refilled); recorded after the region's C uploads on the same stream, they also cover those.
-        const cudaEvent_t rows_up[2] = {slots[0].done, slots[1].done};
+        // A step's B rows are uploaded (their pinned buffer can be refilled). Events of their own:
+        // the slots' `done` keep marking the region's C uploads, which the host waits for below
+        // without waiting for the steps.
+        const cudaEvent_t rows_up[2] = {streams->rows_up[0], streams->rows_up[1]};
         for (int k0 = 0, i = 0, step = 0; ok && k0 < k; k0 += region_depth, ++step) {
           const int sb = step % 2, kl = std::min(region_depth, k - k0);
           for (int c0 = k0; ok && c0 < k0 + kl; c0 += kc, ++i) {  // the step's chunks of A

@@ -83,6 +83,7 @@ struct PipelineStreams {
   cudaStream_t stream[kStreams] = {};
   cudaEvent_t done[kStreams] = {};    // a slot's work is complete
   cudaEvent_t staged[kStreams] = {};  // uploads from a slot's pinned staging buffers are done
+  cudaEvent_t rows_up[2] = {};        // the GEMM pipeline's region: a step's B rows are uploaded
   uint64_t context = 0;               // id of the context they belong to (0: unknown)
 
   bool empty() const { return stream[0] == nullptr; }
