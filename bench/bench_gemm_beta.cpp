@@ -10,12 +10,14 @@
 //   cublas-once  the library's cuBLAS path for beta != 0 (cublasGemmEx writing FP32 scratch with
 //                beta = 0, then one kernel adding beta*C and rounding once); beta = 0 is cublas-raw
 //   kernel       our wgmma kernel called directly (myblas_kernels), once-rounded
+//   splitk       our split-k cluster kernel called directly (shapes with m or n <= 1024), once-rounded
 //   auto         hgemm_ through libmyblas (whatever dispatch picks; the path is printed)
 //   cublas-once-sync, kernel-sync  those paths and a cudaStreamSynchronize: auto's anchors on
 //                equal terms when it takes them (t(X-sync) / t(auto:X) is the library's own cost)
 // sbgemm / shgemm (bfloat16 / binary16 A and B, FP32 C), for beta 0 and 1:
 //   cublas-raw   cublasGemmEx, CUDA_R_16BF / CUDA_R_16F in, CUDA_R_32F out, CUBLAS_COMPUTE_32F
 //   kernel       our wgmma kernel called directly
+//   splitk       our split-k cluster kernel called directly (m or n <= 1024)
 //   kernel-sync  the kernel and a cudaStreamSynchronize (auto's anchor when it takes the kernel)
 //   auto         sbgemm_ / gemm_f16f16f32_ through libmyblas
 // Every path is verified first against cublas-raw on the same inputs (set 0, beta 0.5 for HGEMM,
@@ -27,7 +29,7 @@
 // Output: CSV rows routine,path,trans,m,n,k,beta,time_us,tflops,ratio_vs_raw (auto's row names
 // the path it took as auto:<path>), '#' header lines first.
 // --shapes=a,b: square (1024..8192^3), smallk (m = n = 4096, 8192; k = 64..512), skinny (m or n
-// = 16..256 at 4096 x 4096), trans (NT, TN, TT at 4096^3); default all.
+// = 16..256 at 4096 x 4096, and NT, TN, TT at 64), trans (NT, TN, TT at 4096^3); default all.
 // --routines=a,b: hgemm, sbgemm, shgemm; default all.
 // --max-dim=N: only shapes whose m, n and k are all <= N.
 #include <cublas_v2.h>
@@ -160,9 +162,20 @@ void bench_shape(cublasHandle_t h, Routine r, const Shape& s, const std::vector<
     paths.push_back({"kernel", [&](const void* a, const void* b, void* c, float beta) {
                        CK(myblas::hgemm_run(wg, problem(a, b, c, beta), nullptr));
                      }});
+  // The split-k cluster kernel called directly, its tile as hgemm_choose takes it (long along the
+  // long side), on shapes with a side of 1024 or less.
+  const myblas::HgemmKernel sk = s.m <= s.n ? myblas::HgemmKernel::splitk_64x128 : myblas::HgemmKernel::splitk_128x64;
+  if (std::min(s.m, s.n) <= 1024) {
+    if (const char* why = myblas::hgemm_can_implement(sk, problem(A(0), B(0), C(0), 1.f)))
+      std::printf("# splitk refuses %s %c%c %dx%dx%d: %s\n", rname(r), s.ta, s.tb, s.m, s.n, s.k, why);
+    else
+      paths.push_back({"splitk", [&](const void* a, const void* b, void* c, float beta) {
+                         CK(myblas::hgemm_run(sk, problem(a, b, c, beta), nullptr));
+                       }});
+  }
   // Each path auto may take, followed by a synchronise as a default-stream libmyblas call returns
   // (cublas-raw-sync above is the one for the cuBLAS call itself).
-  for (const char* base : {"cublas-once", "kernel"})
+  for (const char* base : {"cublas-once", "kernel", "splitk"})
     for (size_t q = 0; q < paths.size(); ++q)
       if (paths[q].name == base) {
         auto run = paths[q].run;
@@ -316,9 +329,14 @@ int main(int argc, char** argv) {
     for (int mn : {4096, 8192})
       for (int k : {64, 128, 256, 512}) shapes.push_back({'N', 'N', mn, mn, k});
   if (on(want_shapes, "skinny"))
-    for (int x : {16, 64, 256}) {
+    for (int x : {16, 32, 64, 128, 256}) {
       shapes.push_back({'N', 'N', x, 4096, 4096});
       shapes.push_back({'N', 'N', 4096, x, 4096});
+      if (x == 64)
+        for (const char* t : {"NT", "TN", "TT"}) {
+          shapes.push_back({t[0], t[1], x, 4096, 4096});
+          shapes.push_back({t[0], t[1], 4096, x, 4096});
+        }
     }
   if (on(want_shapes, "trans"))
     for (const char* t : {"NT", "TN", "TT"}) shapes.push_back({t[0], t[1], 4096, 4096, 4096});

@@ -3,14 +3,14 @@
 // alpha and beta applied in FP32 in the epilogue and the result rounded once to binary16
 // (round to nearest even), on device pointers.
 //
-// The wgmma kernel also runs sbgemm and shgemm problems (bfloat16 or binary16 A and B, FP32 C,
-// no rounding of the result); the other rungs take HGEMM only.
+// The wgmma and split-k kernels also run sbgemm and shgemm problems (bfloat16 or binary16 A and B,
+// FP32 C, no rounding of the result); the other rungs take HGEMM only.
 //
 // A ladder of rungs, one file each under src/kernels/hgemm/. Every kernel that hgemm_choose may
 // return handles all four transposes, any m, n, k >= 1 (edge tiles), any lda/ldb/ldc >= the
 // minimum, misaligned pointers and leading dimensions (a scalar-load variant is picked at launch),
-// beta == 0 without reading C, and 64-bit offsets. Results are deterministic (no split-k, no
-// atomics): each element's k sum runs in one fixed order.
+// beta == 0 without reading C, and 64-bit offsets. Results are deterministic (no atomics; the
+// split-k kernel adds its shares in a fixed order): each element's k sum runs in one fixed order.
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -29,8 +29,12 @@ enum class HgemmKernel {
                      // memory, 128x256x64 block, 4-stage mbarrier ring, producer/consumer warpgroups
                      // with setmaxnreg, persistent grid in L2 groups (src/kernels/hgemm/wgmma_tma.cu).
                      // Needs A and B 16-byte aligned with lda, ldb multiples of 8 (TMA's rules).
+  splitk_64x128,     // split-k over a thread-block cluster (sm_90): rung 2's mma.sync block on 1/c of k,
+  splitk_128x64,     // the c shares added in distributed shared memory in rank order, once-rounded
+                     // epilogue; 64x128 tile (m small) or 128x64 (n small) (src/kernels/hgemm/splitk_cluster.cu).
+                     // Also runs sbgemm/shgemm with A and B 16-byte aligned, lda, ldb multiples of 8.
 };
-constexpr int kHgemmKernelCount = 5;
+constexpr int kHgemmKernelCount = 7;
 
 const char* hgemm_kernel_name(HgemmKernel k);
 bool hgemm_kernel_from_name(const char* name, HgemmKernel* out);

@@ -15,11 +15,13 @@
 #include <gtest/gtest.h>
 #include <myblas.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <random>
 #include <sstream>
 #include <string>
@@ -208,7 +210,7 @@ std::vector<Case> cases() {
   const std::vector<Shape> all = {
       {1, 1, 1},       {3, 5, 7},       {17, 17, 17},    {63, 65, 64},    {64, 64, 64},
       {65, 63, 33},    {127, 129, 128}, {128, 128, 32},  {129, 127, 31},  {255, 257, 256},
-      {256, 256, 64},  {257, 255, 65},  {129, 257, 1000}, {16, 300, 520}, {300, 9, 130}};
+      {256, 256, 64},  {257, 255, 65},  {129, 257, 1000}, {16, 300, 520}, {300, 9, 130}, {40, 200, 3000}, {70, 33, 2049}};
   const std::vector<Shape> few = {{17, 17, 17}, {65, 63, 33}, {129, 127, 31}, {16, 300, 72}};
   // (alpha, beta): beta == 0 cases get NaN in C.
   const float ab[][2] = {{1.f, 0.f}, {-1.f, 1.f}, {0.5f, -1.f}, {1.f, 0.5f}, {-1.f, 0.f}, {0.5f, 1.f}, {1.f, -1.f}};
@@ -265,8 +267,8 @@ INSTANTIATE_TEST_SUITE_P(All, HgemmKernelTest, ::testing::ValuesIn(all_kernels()
 // The wgmma kernel on sbgemm and shgemm problems: bfloat16 or binary16 A and B, FP32 C (no
 // rounding of the result, so the bound is the FP32 accumulation term alone). Tile edges, the four
 // transposes, padded leading dimensions with guards, C misaligned by one float with an odd ldc
-// (A and B stay TMA-aligned), NaN in C with beta == 0, and two runs that must agree bit for bit.
-// The other rungs must refuse these problems.
+// (A and B stay TMA-aligned), NaN in C with beta == 0, and two runs that must agree bit for bit;
+// the same for the split-k cluster kernels. The other rungs must refuse these problems.
 uint16_t to_bf16(float f) {
   uint32_t x;
   std::memcpy(&x, &f, 4);
@@ -326,61 +328,66 @@ void run_mixed_case(myblas::Routine r, const Case& c, int c_offset) {
   p.b = db.ptr + HalfMat::kPad;
   p.c = dc.ptr + kPad;
   p.mem_a = p.mem_b = p.mem_c = myblas::Mem::device;
+  const HgemmKernel takers[] = {HgemmKernel::wgmma_tma, HgemmKernel::splitk_64x128, HgemmKernel::splitk_128x64};
   for (int i = 0; i < myblas::kHgemmKernelCount; ++i)
-    if (HgemmKernel(i) != HgemmKernel::wgmma_tma)
+    if (std::find(std::begin(takers), std::end(takers), HgemmKernel(i)) == std::end(takers))
       EXPECT_NE(myblas::hgemm_can_implement(HgemmKernel(i), p), nullptr) << myblas::hgemm_kernel_name(HgemmKernel(i));
-  const char* reason = myblas::hgemm_can_implement(HgemmKernel::wgmma_tma, p);
-  ASSERT_EQ(reason, nullptr) << "refused an aligned problem: " << reason;
 
   std::vector<float> want = c0;
   mbtest::ref_sgemm(c.ta, c.tb, c.m, c.n, c.k, c.alpha, fa.data(), c.lda, fb.data(), c.ldb, c.beta, want.data(),
                     c.ldc);
-  std::vector<float> got(hc.size()), again(hc.size());
-  ASSERT_EQ(myblas::hgemm_run(HgemmKernel::wgmma_tma, p, nullptr), cudaSuccess);
-  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  dc.download(&got);
-  dc.upload(hc);
-  ASSERT_EQ(myblas::hgemm_run(HgemmKernel::wgmma_tma, p, nullptr), cudaSuccess);
-  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  dc.download(&again);
-  EXPECT_EQ(std::memcmp(got.data(), again.data(), got.size() * 4), 0) << "two runs differ";
+  for (HgemmKernel kern : takers) {
+    SCOPED_TRACE(myblas::hgemm_kernel_name(kern));
+    const char* reason = myblas::hgemm_can_implement(kern, p);
+    ASSERT_EQ(reason, nullptr) << "refused an aligned problem: " << reason;
+    std::vector<float> got(hc.size()), again(hc.size());
+    dc.upload(hc);
+    ASSERT_EQ(myblas::hgemm_run(kern, p, nullptr), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    dc.download(&got);
+    dc.upload(hc);
+    ASSERT_EQ(myblas::hgemm_run(kern, p, nullptr), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    dc.download(&again);
+    EXPECT_EQ(std::memcmp(got.data(), again.data(), got.size() * 4), 0) << "two runs differ";
 
-  auto opa = [&](int i, int l) { return c.ta == 'N' ? fa[i + size_t(l) * c.lda] : fa[l + size_t(i) * c.lda]; };
-  auto opb = [&](int l, int j) { return c.tb == 'N' ? fb[l + size_t(j) * c.ldb] : fb[j + size_t(l) * c.ldb]; };
-  double worst = 0;
-  int wi = -1, wj = -1;
-  for (int j = 0; j < c.n; ++j)
-    for (int i = 0; i < c.m; ++i) {
-      double sum = 0;
-      for (int l = 0; l < c.k; ++l) sum += std::fabs(double(opa(i, l)) * opb(l, j));
-      const double scale =
-          std::fabs(c.alpha) * sum + (c.beta == 0.f ? 0.0 : std::fabs(c.beta * c0[i + size_t(j) * c.ldc]));
-      const double bound = (c.k + 2) * 2.0 * FLT_EPSILON * scale + 1e-30;
-      const double g = got[kPad + i + size_t(j) * c.ldc];
-      const double r = std::isnan(g) ? INFINITY : std::fabs(g - want[i + size_t(j) * c.ldc]) / bound;
-      if (!(r <= worst)) {
-        worst = r;
-        wi = i;
-        wj = j;
+    auto opa = [&](int i, int l) { return c.ta == 'N' ? fa[i + size_t(l) * c.lda] : fa[l + size_t(i) * c.lda]; };
+    auto opb = [&](int l, int j) { return c.tb == 'N' ? fb[l + size_t(j) * c.ldb] : fb[j + size_t(l) * c.ldb]; };
+    double worst = 0;
+    int wi = -1, wj = -1;
+    for (int j = 0; j < c.n; ++j)
+      for (int i = 0; i < c.m; ++i) {
+        double sum = 0;
+        for (int l = 0; l < c.k; ++l) sum += std::fabs(double(opa(i, l)) * opb(l, j));
+        const double scale =
+            std::fabs(c.alpha) * sum + (c.beta == 0.f ? 0.0 : std::fabs(c.beta * c0[i + size_t(j) * c.ldc]));
+        const double bound = (c.k + 2) * 2.0 * FLT_EPSILON * scale + 1e-30;
+        const double g = got[kPad + i + size_t(j) * c.ldc];
+        const double r = std::isnan(g) ? INFINITY : std::fabs(g - want[i + size_t(j) * c.ldc]) / bound;
+        if (!(r <= worst)) {
+          worst = r;
+          wi = i;
+          wj = j;
+        }
       }
+    EXPECT_LE(worst, 1.0) << "worst C(" << wi << "," << wj << ") got "
+                          << (wi >= 0 ? got[kPad + wi + size_t(wj) * c.ldc] : 0.f) << " want "
+                          << (wi >= 0 ? want[wi + size_t(wj) * c.ldc] : 0.f) << " (error/bound " << worst << ")";
+    int64_t damaged = 0;
+    for (size_t e = 0; e < got.size(); ++e) {
+      const bool inside = e >= size_t(kPad) && e < size_t(kPad) + size_t(c.ldc) * c.n &&
+                          int((e - kPad) % size_t(c.ldc)) < c.m;
+      if (!inside) damaged += got[e] != mbtest::kGuard;
     }
-  EXPECT_LE(worst, 1.0) << "worst C(" << wi << "," << wj << ") got "
-                        << (wi >= 0 ? got[kPad + wi + size_t(wj) * c.ldc] : 0.f) << " want "
-                        << (wi >= 0 ? want[wi + size_t(wj) * c.ldc] : 0.f) << " (error/bound " << worst << ")";
-  int64_t damaged = 0;
-  for (size_t e = 0; e < got.size(); ++e) {
-    const bool inside = e >= size_t(kPad) && e < size_t(kPad) + size_t(c.ldc) * c.n &&
-                        int((e - kPad) % size_t(c.ldc)) < c.m;
-    if (!inside) damaged += got[e] != mbtest::kGuard;
+    EXPECT_EQ(damaged, 0) << "C's guards or padding were written";
   }
-  EXPECT_EQ(damaged, 0) << "C's guards or padding were written";
 }
 
 TEST(HgemmKernelMixedTypes, WgmmaRunsSbgemmAndShgemm) {
   REQUIRE_GPU();
   struct Shape { int m, n, k; };
   const Shape shapes[] = {{1, 1, 1},       {17, 3, 33},     {255, 257, 256}, {256, 128, 64},
-                          {257, 129, 1000}, {16, 300, 520}, {300, 9, 130}};
+                          {257, 129, 1000}, {16, 300, 520}, {300, 9, 130}, {40, 200, 3000}, {70, 33, 2049}};
   const float ab[][2] = {{1.f, 0.f}, {-1.f, 1.f}, {0.5f, -1.f}, {1.f, 0.5f}, {-1.f, 0.f}};
   auto up8 = [](int x) { return (x + 7) / 8 * 8; };
   int rot = 0;

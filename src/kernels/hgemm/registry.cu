@@ -5,6 +5,10 @@
 #include "kernels/hgemm.h"
 #include "kernels/kernel_table.h"
 #include "kernels/hgemm/common.cuh"
+#include "kernels/cluster.cuh"  // device_sm_count
+
+#include <algorithm>
+#include <cstdint>
 
 namespace myblas {
 
@@ -16,6 +20,8 @@ constexpr KernelEntry<HgemmKernel> kTable[kHgemmKernelCount] = {
     {HgemmKernel::mma_sync_128x256x64, "mma_sync_128x256x64_s3", true},
     {HgemmKernel::mma_sync_128x128x64, "mma_sync_128x128x64_s3", true},
     {HgemmKernel::wgmma_tma, "wgmma_tma_128x256x64_s4", true},
+    {HgemmKernel::splitk_64x128, "splitk_cluster_64x128x64_s3", true},
+    {HgemmKernel::splitk_128x64, "splitk_cluster_128x64x64_s3", true},
 };
 
 }  // namespace
@@ -46,6 +52,9 @@ const char* hgemm_can_implement(HgemmKernel k, const GemmProblem& p) {
       return p.mixed() ? "binary16 A, B and C only (the wgmma kernel takes 16-bit A and B with an FP32 C)" : nullptr;
     case HgemmKernel::wgmma_tma:
       return hgemm_detail::wgmma_tma_can_implement(p);
+    case HgemmKernel::splitk_64x128:
+    case HgemmKernel::splitk_128x64:
+      return hgemm_detail::splitk_can_implement(p);
   }
   return "unknown kernel";
 }
@@ -57,7 +66,14 @@ const char* hgemm_can_implement(HgemmKernel k, const GemmProblem& p) {
 // 132 SMs: 16x4096x4096 0.44x vs 0.30x, 127x129x1031 0.32x vs 0.28x; equal at 2048^3). Both
 // mma.sync kernels run every problem, so the choice can always run.
 // sbgemm and shgemm have the wgmma kernel alone: where it refuses, cuBLAS runs them.
+// Products with fewer wgmma tiles than half the SMs and a side of 256 or less (skinny: 16 x 4096 x
+// 4096 is 32 tiles) take the split-k cluster kernel, its tile long along the long side.
 HgemmKernel hgemm_choose(const GemmProblem& p) {
+  const int64_t wgmma_tiles = (int64_t(p.m) + 255) / 256 * ((int64_t(p.n) + 127) / 128);
+  if (std::min(p.m, p.n) <= 256 && 2 * wgmma_tiles < device_sm_count()) {
+    const HgemmKernel split = p.m <= p.n ? HgemmKernel::splitk_64x128 : HgemmKernel::splitk_128x64;
+    if (!hgemm_can_implement(split, p)) return split;
+  }
   if (p.mixed() || !hgemm_can_implement(HgemmKernel::wgmma_tma, p)) return HgemmKernel::wgmma_tma;
   return p.m >= 4096 && p.n >= 4096 ? HgemmKernel::mma_sync_128x256x64 : HgemmKernel::mma_sync_128x128x64;
 }
@@ -71,6 +87,8 @@ cudaError_t hgemm_run(HgemmKernel k, const GemmProblem& p, cudaStream_t s) {
     case HgemmKernel::mma_sync_128x256x64: return launch_mma_sync(p, 128, 256, 64, s);
     case HgemmKernel::mma_sync_128x128x64: return launch_mma_sync(p, 128, 128, 64, s);
     case HgemmKernel::wgmma_tma: return launch_wgmma_tma(p, s);
+    case HgemmKernel::splitk_64x128: return launch_splitk(p, 64, 128, s);
+    case HgemmKernel::splitk_128x64: return launch_splitk(p, 128, 64, s);
   }
   return cudaErrorInvalidValue;
 }
