@@ -75,9 +75,10 @@ cudaError_t launch_wmma(const GemmProblem& p, cudaStream_t s);
 // rung2_mma_sync.cu builds: 128x256 and 128x128, bk 32 with 4 stages or 64 with 3).
 cudaError_t launch_mma_sync(const GemmProblem& p, int tm, int tn, int bk, cudaStream_t s);
 // splitk_cluster.cu: split-k over a thread-block cluster with a tm x tn block tile (64x128 or
-// 128x64); nullptr if it can run p (device and alignment rules), else why.
+// 128x64); nullptr if it can run p (device and alignment rules), else why. ranks > 0 asks for that
+// many blocks per cluster (at most 8; bench/probes/probe_splitk), 0 for the launch's own choice.
 const char* splitk_can_implement(const GemmProblem& p);
-cudaError_t launch_splitk(const GemmProblem& p, int tm, int tn, cudaStream_t s);
+cudaError_t launch_splitk(const GemmProblem& p, int tm, int tn, cudaStream_t s, int ranks = 0);
 // wgmma_tma.cu: nullptr if the Hopper kernel can run p (device, build and TMA rules), else why.
 const char* wgmma_tma_can_implement(const GemmProblem& p);
 cudaError_t launch_wgmma_tma(const GemmProblem& p, cudaStream_t s);

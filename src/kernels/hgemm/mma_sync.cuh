@@ -215,8 +215,12 @@ struct MmaSyncBlock {
     // Addresses are a lane constant plus a compile-time offset: k-contiguous tiles vary the chunk
     // with kk (chunk 2kk + kh, swizzled: (kh ^ f) ^ 2kk) and the row with the tile (16 rows each);
     // p-contiguous tiles vary the row with kk (16 rows each) and the chunk with the tile (chunk
-    // p/8 = w/8 + 2i + ph, swizzled within the 8-chunk group: (2i + ph) ^ (row & 7)).
+    // p/8 = w/8 + 2i + ph, swizzled within its 8-chunk group: (w/8 + 2i + ph) ^ (row & 7), the
+    // XOR touching the chunk's low three bits only; w/8 is a multiple of 8 for 64-wide warp
+    // tiles and of 4 for 32-wide ones).
     static_assert(MI <= 4 && NI / 2 <= 4, "a warp's p extent must fit one 8-chunk swizzle group");
+    static_assert((KCX || WTN % 64 == 0 || 64 % WTN == 0) && (KCY || WTM % 64 == 0 || 64 % WTM == 0),
+                  "a warp's p extent must not straddle two swizzle groups");
     const int piece = lane >> 3, prow = lane & 7;
     const int xph = piece & 1, xkh = piece >> 1;  // A operand: p half, k half of this lane's piece
     const int yph = piece >> 1, ykh = piece & 1;  // B operand
@@ -225,11 +229,11 @@ struct MmaSyncBlock {
 #pragma unroll
     for (int q = 0; q < (KCX ? KS : MI); ++q)
       xoff[q] = KCX ? (wn + xph * 8 + prow) * BK + (((xkh ^ fk) ^ (2 * q)) << 3)
-                    : (xkh * 8 + prow) * TN + wn + (((2 * q + xph) ^ prow) << 3);
+                    : (xkh * 8 + prow) * TN + ((((wn >> 3) + 2 * q + xph) ^ prow) << 3);
 #pragma unroll
     for (int q = 0; q < (KCY ? KS : NI / 2); ++q)
       yoff[q] = KCY ? (wm + yph * 8 + prow) * BK + (((ykh ^ fk) ^ (2 * q)) << 3)
-                    : (ykh * 8 + prow) * TM + wm + (((2 * q + yph) ^ prow) << 3);
+                    : (ykh * 8 + prow) * TM + ((((wm >> 3) + 2 * q + yph) ^ prow) << 3);
     const unsigned smem0 = smem_u32(smem);
     unsigned xf[2][MI][4];      // (MI) A fragments, 16 (n) x 16 (k), double-buffered
     unsigned yf[2][NI / 2][4];  // (NI) B fragments, 16 (k) x 8 (m), two per x4, double-buffered

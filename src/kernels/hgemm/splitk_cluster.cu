@@ -95,7 +95,7 @@ __global__ __launch_bounds__(WARPS_M* WARPS_N * 32, 2) void hgemm_splitk_cluster
 }
 
 template <int TM, int TN, int WARPS_M, int WARPS_N, bool KCX, bool KCY, bool VEC, bool BF16, class TOut>
-cudaError_t launch_split_cfg(SplitArgs g, cudaStream_t s) {
+cudaError_t launch_split_cfg(SplitArgs g, int ranks, cudaStream_t s) {
   using Block = MmaSyncBlock<TM, TN, WARPS_M, WARPS_N, kSplitBK, kSplitStages, KCX, KCY, VEC, BF16>;
   constexpr int kThreads = Block::kThreads;
   constexpr size_t kSmem = Block::kSmemBytes;
@@ -106,10 +106,12 @@ cudaError_t launch_split_cfg(SplitArgs g, cudaStream_t s) {
   const int64_t tiles = int64_t((g.m + TM - 1) / TM) * ((g.n + TN - 1) / TN);
   if (tiles > int64_t(1) << 31) return cudaErrorInvalidValue;
   const int ktiles = (g.k + kSplitBK - 1) / kSplitBK;
-  // Ranks: enough blocks for every resident slot, at most kMaxRanks, at least 2 k tiles each.
+  // Ranks: enough blocks for every resident slot, at most kMaxRanks, at least 2 k tiles each
+  // (or as asked, for the benchmark's probe).
   const int resident = resident_blocks(reinterpret_cast<const void*>(kernel), kThreads, kSmem);
   int c = int(std::min<int64_t>(kMaxRanks, (resident + tiles - 1) / tiles));
   c = std::max(1, std::min(c, ktiles / 2));
+  if (ranks > 0) c = std::min(std::min(ranks, kMaxRanks), ktiles);
   g.per_rank = (ktiles + c - 1) / c;
   c = (ktiles + g.per_rank - 1) / g.per_rank;  // (no rank without k tiles)
   if (c > 1 && max_active_clusters(reinterpret_cast<const void*>(kernel), kThreads, kSmem, c) == 0) {
@@ -120,29 +122,29 @@ cudaError_t launch_split_cfg(SplitArgs g, cudaStream_t s) {
 }
 
 template <int TM, int TN, int WARPS_M, int WARPS_N, bool BF16, class TOut>
-cudaError_t launch_split_tile(const SplitArgs& g, bool kcx, bool kcy, bool vec, cudaStream_t s) {
+cudaError_t launch_split_tile(const SplitArgs& g, int r, bool kcx, bool kcy, bool vec, cudaStream_t s) {
   if constexpr (std::is_same_v<TOut, __half>) {
     if (!vec) {
-      if (kcx) return kcy ? launch_split_cfg<TM, TN, WARPS_M, WARPS_N, true, true, false, BF16, TOut>(g, s)
-                          : launch_split_cfg<TM, TN, WARPS_M, WARPS_N, true, false, false, BF16, TOut>(g, s);
-      return kcy ? launch_split_cfg<TM, TN, WARPS_M, WARPS_N, false, true, false, BF16, TOut>(g, s)
-                 : launch_split_cfg<TM, TN, WARPS_M, WARPS_N, false, false, false, BF16, TOut>(g, s);
+      if (kcx) return kcy ? launch_split_cfg<TM, TN, WARPS_M, WARPS_N, true, true, false, BF16, TOut>(g, r, s)
+                          : launch_split_cfg<TM, TN, WARPS_M, WARPS_N, true, false, false, BF16, TOut>(g, r, s);
+      return kcy ? launch_split_cfg<TM, TN, WARPS_M, WARPS_N, false, true, false, BF16, TOut>(g, r, s)
+                 : launch_split_cfg<TM, TN, WARPS_M, WARPS_N, false, false, false, BF16, TOut>(g, r, s);
     }
   } else if (!vec) {
     return cudaErrorInvalidValue;  // (splitk_can_implement refuses these)
   }
-  if (kcx) return kcy ? launch_split_cfg<TM, TN, WARPS_M, WARPS_N, true, true, true, BF16, TOut>(g, s)
-                      : launch_split_cfg<TM, TN, WARPS_M, WARPS_N, true, false, true, BF16, TOut>(g, s);
-  return kcy ? launch_split_cfg<TM, TN, WARPS_M, WARPS_N, false, true, true, BF16, TOut>(g, s)
-             : launch_split_cfg<TM, TN, WARPS_M, WARPS_N, false, false, true, BF16, TOut>(g, s);
+  if (kcx) return kcy ? launch_split_cfg<TM, TN, WARPS_M, WARPS_N, true, true, true, BF16, TOut>(g, r, s)
+                      : launch_split_cfg<TM, TN, WARPS_M, WARPS_N, true, false, true, BF16, TOut>(g, r, s);
+  return kcy ? launch_split_cfg<TM, TN, WARPS_M, WARPS_N, false, true, true, BF16, TOut>(g, r, s)
+             : launch_split_cfg<TM, TN, WARPS_M, WARPS_N, false, false, true, BF16, TOut>(g, r, s);
 }
 
 template <int TM, int TN, int WARPS_M, int WARPS_N>
 cudaError_t launch_split_types(const GemmProblem& p, const SplitArgs& g, bool kcx, bool kcy, bool vec,
-                               cudaStream_t s) {
-  if (p.routine == Routine::sbgemm) return launch_split_tile<TM, TN, WARPS_M, WARPS_N, true, float>(g, kcx, kcy, vec, s);
-  if (p.mixed()) return launch_split_tile<TM, TN, WARPS_M, WARPS_N, false, float>(g, kcx, kcy, vec, s);
-  return launch_split_tile<TM, TN, WARPS_M, WARPS_N, false, __half>(g, kcx, kcy, vec, s);
+                               int r, cudaStream_t s) {
+  if (p.routine == Routine::sbgemm) return launch_split_tile<TM, TN, WARPS_M, WARPS_N, true, float>(g, r, kcx, kcy, vec, s);
+  if (p.mixed()) return launch_split_tile<TM, TN, WARPS_M, WARPS_N, false, float>(g, r, kcx, kcy, vec, s);
+  return launch_split_tile<TM, TN, WARPS_M, WARPS_N, false, __half>(g, r, kcx, kcy, vec, s);
 }
 
 }  // namespace
@@ -154,7 +156,7 @@ const char* splitk_can_implement(const GemmProblem& p) {
   return nullptr;
 }
 
-cudaError_t launch_splitk(const GemmProblem& p, int tm, int tn, cudaStream_t s) {
+cudaError_t launch_splitk(const GemmProblem& p, int tm, int tn, cudaStream_t s, int ranks) {
   SplitArgs g;
   g.a = static_cast<const __half*>(p.a);
   g.b = static_cast<const __half*>(p.b);
@@ -171,8 +173,8 @@ cudaError_t launch_splitk(const GemmProblem& p, int tm, int tn, cudaStream_t s) 
   const bool kcx = p.tb == Op::N;  // (as rung 2: B N and A T are k-contiguous)
   const bool kcy = p.ta == Op::T;
   const bool vec = vec8_ok(p.a, p.lda) && vec8_ok(p.b, p.ldb);
-  if (tm == 64 && tn == 128) return launch_split_types<64, 128, 1, 4>(p, g, kcx, kcy, vec, s);
-  if (tm == 128 && tn == 64) return launch_split_types<128, 64, 2, 2>(p, g, kcx, kcy, vec, s);
+  if (tm == 64 && tn == 128) return launch_split_types<64, 128, 1, 4>(p, g, kcx, kcy, vec, ranks, s);
+  if (tm == 128 && tn == 64) return launch_split_types<128, 64, 2, 2>(p, g, kcx, kcy, vec, ranks, s);
   return cudaErrorInvalidValue;
 }
 

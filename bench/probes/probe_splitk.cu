@@ -1,0 +1,117 @@
+// probe_splitk: where the split-k cluster HGEMM kernel's time goes on skinny shapes. For each
+// shape (binary16, NN, beta 0, device pointers), the device time per call of
+//   cublas      cublasGemmEx (FP16 in and out, FP32 compute)
+//   splitk-rC   the split-k kernel with C blocks per cluster (C = 1, 2, 4, 8; 0 = its own choice)
+//   wgmma       the wgmma kernel
+//   read        a read of B alone (bench/probes/read_ceiling.cu): the memory floor of the product
+// timed two ways: "loop" = 50 calls back to back between two CUDA events (per call: the GPU's
+// throughput, launch gaps hidden), "one" = one call between two events after a synchronise
+// (median of 30), which adds the host's launch path. Shapes: m x 4096 x 4096 for m = 16, 64, 256
+// and 4096 x 16 x 4096, 1024^3.
+#include <cublas_v2.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "kernels/hgemm.h"
+#include "kernels/hgemm/common.cuh"
+#include "probes/read_ceiling.h"
+
+#define CK(x)                                                                          \
+  do {                                                                                 \
+    cudaError_t e_ = (x);                                                              \
+    if (e_ != cudaSuccess) {                                                           \
+      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                    \
+    }                                                                                  \
+  } while (0)
+
+namespace {
+
+__global__ void fill(__half* x, size_t n, unsigned seed) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    unsigned h = unsigned(i) * 2654435761u ^ seed;
+    h ^= h >> 13;
+    x[i] = __float2half(float(int(h % 2001u) - 1000) / 1000.f);
+  }
+}
+
+template <class F>
+void time_it(const char* name, int m, int n, int k, F run) {
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  for (int w = 0; w < 5; ++w) run();
+  CK(cudaDeviceSynchronize());
+  CK(cudaEventRecord(e0));
+  for (int i = 0; i < 50; ++i) run();
+  CK(cudaEventRecord(e1));
+  CK(cudaEventSynchronize(e1));
+  float ms;
+  CK(cudaEventElapsedTime(&ms, e0, e1));
+  const double loop = ms * 1000.0 / 50;
+  std::vector<double> one;
+  for (int i = 0; i < 30; ++i) {
+    CK(cudaDeviceSynchronize());
+    CK(cudaEventRecord(e0));
+    run();
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    one.push_back(ms * 1000.0);
+  }
+  std::sort(one.begin(), one.end());
+  std::printf("%-12s %5d x %5d x %5d  loop %8.2f us  one %8.2f us  %7.1f TFLOP/s(loop)\n", name, m, n, k, loop,
+              one[one.size() / 2], 2.0 * m * n * double(k) / loop / 1e6);
+  CK(cudaGetLastError());
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+}
+
+}  // namespace
+
+int main() {
+  cublasHandle_t h;
+  if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 2;
+  struct S { int m, n, k; };
+  const S shapes[] = {{16, 4096, 4096}, {64, 4096, 4096}, {256, 4096, 4096}, {4096, 16, 4096}, {1024, 1024, 1024}};
+  const size_t most = size_t(4096) * 4096;
+  __half *a, *b, *c;
+  CK(cudaMalloc(&a, most * 2));
+  CK(cudaMalloc(&b, most * 2));
+  CK(cudaMalloc(&c, most * 2));
+  float* sink;
+  CK(cudaMalloc(&sink, bench::read_ceiling_blocks(most / 2) * 4));
+  fill<<<1024, 256>>>(a, most, 1u);
+  fill<<<1024, 256>>>(b, most, 2u);
+  CK(cudaDeviceSynchronize());
+  for (const S& s : shapes) {
+    myblas::GemmProblem p;
+    p.routine = myblas::Routine::hgemm;
+    p.ta = p.tb = myblas::Op::N;
+    p.m = s.m, p.n = s.n, p.k = s.k;
+    p.lda = s.m, p.ldb = s.k, p.ldc = s.m;
+    p.alpha = 1.f, p.beta = 0.f;
+    p.a = a, p.b = b, p.c = c;
+    p.mem_a = p.mem_b = p.mem_c = myblas::Mem::device;
+    const float one = 1.f, zero = 0.f;
+    time_it("cublas", s.m, s.n, s.k, [&] {
+      cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, s.m, s.n, s.k, &one, a, CUDA_R_16F, s.m, b, CUDA_R_16F, s.k, &zero, c,
+                   CUDA_R_16F, s.m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    });
+    const int tm = s.m <= s.n ? 64 : 128, tn = s.m <= s.n ? 128 : 64;
+    for (int r : {0, 1, 2, 4, 8}) {
+      char name[32];
+      std::snprintf(name, sizeof name, "splitk-r%d", r);
+      time_it(name, s.m, s.n, s.k, [&] { CK(myblas::hgemm_detail::launch_splitk(p, tm, tn, nullptr, r)); });
+    }
+    time_it("wgmma", s.m, s.n, s.k, [&] { CK(myblas::hgemm_run(myblas::HgemmKernel::wgmma_tma, p, nullptr)); });
+    const size_t big = size_t(s.m <= s.n ? s.k : s.m) * (s.m <= s.n ? s.n : s.k);  // the large operand, halves
+    time_it("read-big", s.m, s.n, s.k, [&] { CK(bench::read_ceiling(reinterpret_cast<const float*>(b), big / 2, sink, nullptr)); });
+  }
+  return 0;
+}
