@@ -17,8 +17,8 @@
 // chosen at launch from the resident blocks the device holds and the tile count: enough blocks
 // to fill the GPU, at most 8 per cluster (the portable size) and at least 2 k tiles per rank.
 //
-// Tiles: 64 x 128 (m x n of C; for m small) and 128 x 64 (for n small), four warps of 64 x 32,
-// 64 k per stage, 3 stages (72 KiB), two blocks per SM (180-248 registers). Types: binary16 A, B and C
+// Tiles: 64 x 128 (m x n of C; for m small) and 128 x 64 (for n small), eight warps of 32 x 32,
+// 64 k per stage, 3 stages (72 KiB), two blocks per SM (124-128 registers). Types: binary16 A, B and C
 // (HGEMM), binary16 A and B with FP32 C (shgemm), bfloat16 A and B with FP32 C (sbgemm). Every
 // transpose; any m, n, k, ldc and C alignment; A and B misaligned for 16-byte copies take the
 // half-by-half loader (HGEMM only: the 16-bit-to-FP32 routines need 16-byte aligned A and B).
@@ -112,6 +112,10 @@ cudaError_t launch_split_cfg(SplitArgs g, int ranks, cudaStream_t s) {
   int c = int(std::min<int64_t>(kMaxRanks, (resident + tiles - 1) / tiles));
   c = std::max(1, std::min(c, ktiles / 2));
   if (ranks > 0) c = std::min(std::min(ranks, kMaxRanks), ktiles);
+  // Every cluster in one wave: a cluster of c blocks must fit in one GPC, so the device holds
+  // fewer clusters of 8 than a quarter of the clusters of 2 (the H200: 30 of 8 blocks, so 32 tiles
+  // x 8 ran two waves, 25 us against 22 for 32 x 4).
+  while (ranks <= 0 && c > 1 && tiles > max_active_clusters(reinterpret_cast<const void*>(kernel), kThreads, kSmem, c)) c /= 2;
   g.per_rank = (ktiles + c - 1) / c;
   c = (ktiles + g.per_rank - 1) / g.per_rank;  // (no rank without k tiles)
   if (c > 1 && max_active_clusters(reinterpret_cast<const void*>(kernel), kThreads, kSmem, c) == 0) {
@@ -173,8 +177,8 @@ cudaError_t launch_splitk(const GemmProblem& p, int tm, int tn, cudaStream_t s, 
   const bool kcx = p.tb == Op::N;  // (as rung 2: B N and A T are k-contiguous)
   const bool kcy = p.ta == Op::T;
   const bool vec = vec8_ok(p.a, p.lda) && vec8_ok(p.b, p.ldb);
-  if (tm == 64 && tn == 128) return launch_split_types<64, 128, 1, 4>(p, g, kcx, kcy, vec, ranks, s);
-  if (tm == 128 && tn == 64) return launch_split_types<128, 64, 2, 2>(p, g, kcx, kcy, vec, ranks, s);
+  if (tm == 64 && tn == 128) return launch_split_types<64, 128, 2, 4>(p, g, kcx, kcy, vec, ranks, s);
+  if (tm == 128 && tn == 64) return launch_split_types<128, 64, 4, 2>(p, g, kcx, kcy, vec, ranks, s);
   return cudaErrorInvalidValue;
 }
 
