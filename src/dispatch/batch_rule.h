@@ -37,22 +37,72 @@ inline double batch_host_gpu_flops_per_byte(Dtype t, bool pointer_arrays) {
 // GPU path then ran them as fast as the strided form (3.0-4.2 ms against 11.1-16.1 on the CPU path
 // at 16^3-32^3: run 6). Located product by product (a driver query each, about 1 us), they had been
 // slower on the GPU than on the CPU at 24^3-48^3 (run 3).
-inline bool batch_host_gpu_wins(const BatchProblem& p) {
-  if (p.family != Family::gemm) return false;  // GEMV reads every byte once: the host link never wins
+// What a batch of GEMMs on host arrays costs: its arithmetic, the bytes the GPU path moves over
+// the host link (A and B once per product, or once for a stride of 0; C down, and up too when beta
+// reads it), and whether pointer arrays (not stepping evenly) give its products.
+struct BatchHostCost {
+  double flops = 0, bytes = 0;
+  double products = 0;
+  bool pointer_arrays = false;
+};
+inline BatchHostCost batch_host_cost(const BatchProblem& p) {
+  BatchHostCost c;
   const double es = double(p.elem_size());
   const double flop_per_mac = is_complex(p.type) ? 8 : 2;
-  double flops = 0, bytes = 0;
-  bool pointer_arrays = false;
   for (const BatchGroup& g : p.groups) {
     if (g.scale_only(p.family)) continue;
-    pointer_arrays = pointer_arrays || g.listed();
+    c.pointer_arrays = c.pointer_arrays || g.listed();
     const double n = double(g.count);
-    flops += n * flop_per_mac * double(g.m) * double(g.n) * double(g.k);
+    c.products += n;
+    c.flops += n * flop_per_mac * double(g.m) * double(g.n) * double(g.k);
     const double a = g.listed() || g.stride_a ? n : 1, b = g.listed() || g.stride_b ? n : 1;
-    bytes += es * (a * double(g.m) * double(g.k) + b * double(g.k) * double(g.n) +
-                   n * double(g.m) * double(g.n) * (g.beta.zero() ? 1 : 2));
+    c.bytes += es * (a * double(g.m) * double(g.k) + b * double(g.k) * double(g.n) +
+                     n * double(g.m) * double(g.n) * (g.beta.zero() ? 1 : 2));
   }
-  return bytes >= kBatchHostGpuMinBytes && flops >= batch_host_gpu_flops_per_byte(p.type, pointer_arrays) * bytes;
+  return c;
+}
+
+inline bool batch_host_gpu_wins(const BatchProblem& p) {
+  if (p.family != Family::gemm) return false;  // GEMV reads every byte once: the host link never wins
+  const BatchHostCost c = batch_host_cost(p);
+  return c.bytes >= kBatchHostGpuMinBytes &&
+         c.flops >= batch_host_gpu_flops_per_byte(p.type, c.pointer_arrays) * c.bytes;
+}
+
+// The break-even above is the H100 host's; another host's CPU can be several times faster or
+// slower (an H200 host's CPU path ran 10^4 FP32 products of 64^3 at 0.83 TFLOP/s, the H100 host's
+// at 0.11-0.19, so there the CPU won at every n <= 64: bench/results/h200-batched-host-sd-
+// 2026-11-28.txt). So in auto mode each process also measures the two paths on its own calls: per
+// class of batch (type, pointer arrays or not, and the products' size, flops a product in powers
+// of two), the CPU path's best seconds per flop and the GPU path's best seconds per byte. With both
+// measured the faster predicted path runs; with one measured, the next call of the class tries the
+// other once; with none, the rule above. Batches under the minimum size stay on the CPU unmeasured.
+struct BatchHostRates {
+  double cpu_s_per_flop = 0;  // 0: not measured yet
+  double gpu_s_per_byte = 0;
+};
+constexpr int kBatchHostSizeClasses = 48;
+// The class of a batch: 0 .. 4 * 2 * kBatchHostSizeClasses - 1.
+inline int batch_host_class(Dtype t, const BatchHostCost& c) {
+  const int type = t == Dtype::s ? 0 : t == Dtype::d ? 1 : t == Dtype::c ? 2 : 3;  // (h shares z's: no CPU rate)
+  int size = 0;
+  for (double f = c.products > 0 ? c.flops / c.products : 0; f >= 2 && size < kBatchHostSizeClasses - 1; f /= 2) ++size;
+  return (type * 2 + (c.pointer_arrays ? 1 : 0)) * kBatchHostSizeClasses + size;
+}
+// Whether the GPU path takes this batch, from the measured rates of its class where there are
+// some (*explore: the path was chosen to measure it, not because it is faster).
+inline bool batch_host_gpu_choose(const BatchProblem& p, const BatchHostCost& c, const BatchHostRates& r,
+                                  bool* explore) {
+  *explore = false;
+  if (p.family != Family::gemm || c.bytes < kBatchHostGpuMinBytes) return false;
+  if (p.type == Dtype::h) return true;  // binary16: no CPU BLAS routine, the CPU path widens to FP32
+  const bool cpu_known = r.cpu_s_per_flop > 0, gpu_known = r.gpu_s_per_byte > 0;
+  if (cpu_known && gpu_known) return c.bytes * r.gpu_s_per_byte < c.flops * r.cpu_s_per_flop;
+  if (cpu_known != gpu_known) {
+    *explore = true;
+    return cpu_known;  // the one not yet measured
+  }
+  return batch_host_gpu_wins(p);
 }
 
 // Device operands: the groups our batched square kernel can run (kernels/batched.h: S and H,

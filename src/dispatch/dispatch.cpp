@@ -5,6 +5,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -887,6 +888,23 @@ void run_alone(const BatchProblem& p, const BatchGroup& g, int64_t i) {
   run_blas(q);
 }
 
+// The host-array batch paths' rates measured in this process, per class of batch
+// (dispatch/batch_rule.h: batch_host_gpu_choose). A path's first call in the process is not
+// counted (it starts the copy threads, the GPU's streams and pinned buffers, or the CPU BLAS's
+// threads), then each class keeps the best rate seen.
+struct HostBatchRates {
+  static constexpr int kClasses = 4 * 2 * kBatchHostSizeClasses;
+  std::atomic<double> cpu[kClasses], gpu[kClasses];  // (static storage: zero, not measured)
+  std::atomic<bool> cpu_warm{false}, gpu_warm{false};
+};
+HostBatchRates g_host_batch_rates;
+
+void keep_best(std::atomic<double>& slot, double v) {
+  double cur = slot.load(std::memory_order_relaxed);
+  while ((cur == 0 || v < cur) && !slot.compare_exchange_weak(cur, v, std::memory_order_relaxed)) {
+  }
+}
+
 }  // namespace
 
 void run_batch(BatchProblem& p) {
@@ -936,22 +954,41 @@ void run_batch(BatchProblem& p) {
   // GEMV batches on host arrays stay on the CPU whatever the setting: each byte of A is used
   // once, so the host link never beats the CPU's memory (and the GPU path has no staging for them).
   const bool cpu_only = conj_gemv || (p.family == Family::gemv && !any_device);
-  const Request req{r,
-                    cpu_only ? Backend::cpu : backend,
-                    gpu,
-                    any_device,
-                    kernel_takes,
-                    kernel_takes,
-                    gpu && backend == Backend::auto_ && !any_device && batch_host_gpu_wins(p)};
+  // Host arrays in auto mode: the CPU or the GPU path by the rates this process measured for
+  // batches of this class, else by the rule (dispatch/batch_rule.h).
+  const bool host_auto = gpu && backend == Backend::auto_ && !any_device && !cpu_only;
+  BatchHostCost cost;
+  int cls = 0;
+  bool host_gpu = false, explore = false;
+  if (host_auto) {
+    cost = batch_host_cost(p);
+    cls = batch_host_class(p.type, cost);
+    const BatchHostRates rates{g_host_batch_rates.cpu[cls].load(std::memory_order_relaxed),
+                               g_host_batch_rates.gpu[cls].load(std::memory_order_relaxed)};
+    host_gpu = batch_host_gpu_choose(p, cost, rates, &explore);
+  }
+  const Request req{r, cpu_only ? Backend::cpu : backend, gpu, any_device, kernel_takes, kernel_takes, host_gpu};
   const Rule& rule = choose(req);
+  const auto t_run = std::chrono::steady_clock::now();
   const Path path = execute(
       rule, p, routine_name(r),
       [&p](Path chosen, std::string* why) { return gpu_batch(p, chosen == Path::kernels, why); }, cpu_batch);
   set_last_path(path);
+  // The call's rate, where the path chosen ran it (not after a fault) and the size is one the
+  // choice weighs.
+  if (host_auto && path == rule.path && p.family == Family::gemm && p.type != Dtype::h &&
+      cost.bytes >= kBatchHostGpuMinBytes && cost.flops > 0) {
+    const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_run).count();
+    const bool on_cpu = path == Path::cpu;
+    if ((on_cpu ? g_host_batch_rates.cpu_warm : g_host_batch_rates.gpu_warm).exchange(true))
+      keep_best(on_cpu ? g_host_batch_rates.cpu[cls] : g_host_batch_rates.gpu[cls],
+                on_cpu ? sec / cost.flops : sec / cost.bytes);
+  }
   if (verbose()) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    log_line(strformat("%s_batch groups=%zu products=%lld mem=%c path=%s rule=%s time=%.3f ms", routine_name(r),
-                       p.groups.size(), (long long)p.total(), mem_char(p.mem), path_name(path), rule.name, ms));
+    log_line(strformat("%s_batch groups=%zu products=%lld mem=%c path=%s rule=%s%s time=%.3f ms", routine_name(r),
+                       p.groups.size(), (long long)p.total(), mem_char(p.mem), path_name(path), rule.name,
+                       explore ? " (measuring it)" : "", ms));
   }
 }
 

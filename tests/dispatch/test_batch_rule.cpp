@@ -3,6 +3,7 @@
 // evenly (those run, and count, as strided groups); a minimum size; never for GEMV. CPU only.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "dispatch/batch_rule.h"
@@ -68,6 +69,71 @@ TEST(BatchRule, SizeAndFamily) {
   BatchProblem zero_alpha = batch(Dtype::s, 64, 10000, 0);
   zero_alpha.groups[0].alpha.re = 0;  // only scales C: no arithmetic to win with
   EXPECT_FALSE(myblas::batch_host_gpu_wins(zero_alpha));
+}
+
+// The measured choice: the rule while nothing is measured, the other path once while one of them
+// is (to measure it), then the path whose measured rate predicts the shorter time; never the GPU
+// under the minimum size or for GEMV, binary16 always the GPU above it.
+TEST(BatchRule, MeasuredRatesChoose) {
+  using myblas::Dtype;
+  bool explore = true;
+  const BatchProblem s64 = batch(Dtype::s, 64, 10000, 0);  // 5.2e9 flops, 6.6e8 bytes (beta != 0)
+  const myblas::BatchHostCost c = myblas::batch_host_cost(s64);
+  EXPECT_DOUBLE_EQ(c.flops, 10000.0 * 2 * 64 * 64 * 64);
+  EXPECT_DOUBLE_EQ(c.bytes, 10000.0 * 4 * 4 * 64 * 64);
+  EXPECT_DOUBLE_EQ(c.products, 10000.0);
+  EXPECT_FALSE(c.pointer_arrays);
+  myblas::BatchHostRates none;
+  EXPECT_EQ(myblas::batch_host_gpu_choose(s64, c, none, &explore), myblas::batch_host_gpu_wins(s64));
+  EXPECT_FALSE(explore);
+  myblas::BatchHostRates gpu_only;
+  gpu_only.gpu_s_per_byte = 1 / 50e9;
+  EXPECT_FALSE(myblas::batch_host_gpu_choose(s64, c, gpu_only, &explore));  // the CPU, to measure it
+  EXPECT_TRUE(explore);
+  myblas::BatchHostRates cpu_only;
+  cpu_only.cpu_s_per_flop = 1 / 0.8e12;
+  EXPECT_TRUE(myblas::batch_host_gpu_choose(s64, c, cpu_only, &explore));
+  EXPECT_TRUE(explore);
+  // Both measured, an H200 host's rates: CPU 0.83 TFLOP/s, GPU path 51 GB/s. At 64^3 the CPU
+  // (5.2e9 / 0.83e12 = 6.3 ms predicted, as measured) beats the GPU (6.6e8 / 51e9 = 12.8 ms); with
+  // the H100 host's CPU rate (0.19 TFLOP/s: 27.6 ms) the GPU.
+  myblas::BatchHostRates both;
+  both.cpu_s_per_flop = 1 / 0.83e12;
+  both.gpu_s_per_byte = 1 / 51e9;
+  EXPECT_FALSE(myblas::batch_host_gpu_choose(s64, c, both, &explore));
+  EXPECT_FALSE(explore);
+  both.cpu_s_per_flop = 1 / 0.19e12;
+  EXPECT_TRUE(myblas::batch_host_gpu_choose(s64, c, both, &explore));
+  // Under the minimum size, or GEMV: the CPU whatever was measured.
+  const BatchProblem small = batch(Dtype::s, 8, 5000, 0);
+  EXPECT_FALSE(myblas::batch_host_gpu_choose(small, myblas::batch_host_cost(small), cpu_only, &explore));
+  EXPECT_FALSE(explore);
+  const BatchProblem gemv = batch(Dtype::s, 512, 10000, 0, myblas::Family::gemv);
+  EXPECT_FALSE(myblas::batch_host_gpu_choose(gemv, myblas::batch_host_cost(gemv), cpu_only, &explore));
+  const BatchProblem h = batch(Dtype::h, 64, 10000, 0);
+  EXPECT_TRUE(myblas::batch_host_gpu_choose(h, myblas::batch_host_cost(h), both, &explore));
+}
+
+// Classes: by type, pointer arrays or not, and flops a product in powers of two.
+TEST(BatchRule, RateClasses) {
+  using myblas::Dtype;
+  auto cls = [](const BatchProblem& p) { return myblas::batch_host_class(p.type, myblas::batch_host_cost(p)); };
+  const int s64 = cls(batch(Dtype::s, 64, 10000, 0));
+  EXPECT_EQ(s64, cls(batch(Dtype::s, 64, 20000, 0)));         // the count does not matter
+  EXPECT_EQ(s64, cls(batch(Dtype::s, 64, 10000, 2)));         // stepped pointer arrays are strided
+  EXPECT_NE(s64, cls(batch(Dtype::s, 64, 10000, 1)));         // listed ones are not
+  EXPECT_NE(s64, cls(batch(Dtype::d, 64, 10000, 0)));
+  EXPECT_NE(s64, cls(batch(Dtype::s, 32, 10000, 0)));         // 8x fewer flops a product
+  EXPECT_NE(cls(batch(Dtype::s, 32, 10000, 0)), cls(batch(Dtype::s, 48, 10000, 0)));
+  int most = 0;
+  for (Dtype t : {Dtype::s, Dtype::d, Dtype::c, Dtype::z})
+    for (int form : {0, 1})
+      for (int64_t n : {1, 4, 64, 4096, 1 << 20}) {
+        const int k = cls(batch(t, n, 2, form));
+        EXPECT_GE(k, 0);
+        most = std::max(most, k);
+      }
+  EXPECT_LT(most, 4 * 2 * myblas::kBatchHostSizeClasses);
 }
 
 // Device operands: our square kernel where its table entry names a rung, cuBLAS where the entry
