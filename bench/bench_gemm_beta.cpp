@@ -11,6 +11,7 @@
 //                beta = 0, then one kernel adding beta*C and rounding once); beta = 0 is cublas-raw
 //   kernel       our wgmma kernel called directly (myblas_kernels), once-rounded
 //   splitk       our split-k cluster kernel called directly (shapes with m or n <= 1024), once-rounded
+//   stream       our streaming kernel called directly (m <= 64 with B 'N', n <= 64 with A 'T'), once-rounded
 //   auto         hgemm_ through libmyblas (whatever dispatch picks; the path is printed)
 //   cublas-once-sync, kernel-sync  those paths and a cudaStreamSynchronize: auto's anchors on
 //                equal terms when it takes them (t(X-sync) / t(auto:X) is the library's own cost)
@@ -173,9 +174,15 @@ void bench_shape(cublasHandle_t h, Routine r, const Shape& s, const std::vector<
                          CK(myblas::hgemm_run(sk, problem(a, b, c, beta), nullptr));
                        }});
   }
+  // The streaming kernel called directly, where it takes the shape (m or n <= 64, the large
+  // operand contiguous along k).
+  if (!myblas::hgemm_can_implement(myblas::HgemmKernel::skinny_stream, problem(A(0), B(0), C(0), 1.f)))
+    paths.push_back({"stream", [&](const void* a, const void* b, void* c, float beta) {
+                       CK(myblas::hgemm_run(myblas::HgemmKernel::skinny_stream, problem(a, b, c, beta), nullptr));
+                     }});
   // Each path auto may take, followed by a synchronise as a default-stream libmyblas call returns
   // (cublas-raw-sync above is the one for the cuBLAS call itself).
-  for (const char* base : {"cublas-once", "kernel", "splitk"})
+  for (const char* base : {"cublas-once", "kernel", "splitk", "stream"})
     for (size_t q = 0; q < paths.size(); ++q)
       if (paths[q].name == base) {
         auto run = paths[q].run;

@@ -3,6 +3,7 @@
 //   cublas      cublasGemmEx (FP16 in and out, FP32 compute)
 //   splitk-rC   the split-k kernel with C blocks per cluster (C = 1, 2, 4, 8; 0 = its own choice)
 //   wgmma       the wgmma kernel
+//   stream      the streaming kernel (skinny_stream.cu), where it takes the shape
 //   read        a read of B alone (bench/probes/read_ceiling.cu): the memory floor of the product
 // timed two ways: "loop" = 50 calls back to back between two CUDA events (per call: the GPU's
 // throughput, launch gaps hidden), "one" = one call between two events after a synchronise
@@ -110,6 +111,8 @@ int main() {
       time_it(name, s.m, s.n, s.k, [&] { CK(myblas::hgemm_detail::launch_splitk(p, tm, tn, nullptr, r)); });
     }
     time_it("wgmma", s.m, s.n, s.k, [&] { CK(myblas::hgemm_run(myblas::HgemmKernel::wgmma_tma, p, nullptr)); });
+    if (!myblas::hgemm_can_implement(myblas::HgemmKernel::skinny_stream, p))
+      time_it("stream", s.m, s.n, s.k, [&] { CK(myblas::hgemm_run(myblas::HgemmKernel::skinny_stream, p, nullptr)); });
     const size_t big = size_t(s.m <= s.n ? s.k : s.m) * (s.m <= s.n ? s.n : s.k);  // the large operand, halves
     time_it("read-big", s.m, s.n, s.k, [&] { CK(bench::read_ceiling(reinterpret_cast<const float*>(b), big / 2, sink, nullptr)); });
   }

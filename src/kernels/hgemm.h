@@ -33,8 +33,12 @@ enum class HgemmKernel {
   splitk_128x64,     // the c shares added in distributed shared memory in rank order, once-rounded
                      // epilogue; 64x128 tile (m small) or 128x64 (n small) (src/kernels/hgemm/splitk_cluster.cu).
                      // Also runs sbgemm/shgemm with A and B 16-byte aligned, lda, ldb multiples of 8.
+  skinny_stream,     // m <= 64 with B 'N', or n <= 64 with A 'T' (k <= 12288; the large operand 16-byte
+                     // aligned, its leading dimension a multiple of 8): the large operand streamed from
+                     // memory straight into mma.sync fragments, k split over a cluster
+                     // (src/kernels/hgemm/skinny_stream.cu). Also sbgemm/shgemm.
 };
-constexpr int kHgemmKernelCount = 7;
+constexpr int kHgemmKernelCount = 8;
 
 const char* hgemm_kernel_name(HgemmKernel k);
 bool hgemm_kernel_from_name(const char* name, HgemmKernel* out);

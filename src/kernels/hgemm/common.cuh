@@ -79,6 +79,10 @@ cudaError_t launch_mma_sync(const GemmProblem& p, int tm, int tn, int bk, cudaSt
 // many blocks per cluster (at most 8; bench/probes/probe_splitk), 0 for the launch's own choice.
 const char* splitk_can_implement(const GemmProblem& p);
 cudaError_t launch_splitk(const GemmProblem& p, int tm, int tn, cudaStream_t s, int ranks = 0);
+// skinny_stream.cu: the large operand streamed into mma fragments (m <= 64 with B 'N', n <= 64 with
+// A 'T'); nullptr if it can run p, else why.
+const char* stream_can_implement(const GemmProblem& p);
+cudaError_t launch_stream(const GemmProblem& p, cudaStream_t s);
 // wgmma_tma.cu: nullptr if the Hopper kernel can run p (device, build and TMA rules), else why.
 const char* wgmma_tma_can_implement(const GemmProblem& p);
 cudaError_t launch_wgmma_tma(const GemmProblem& p, cudaStream_t s);

@@ -22,6 +22,7 @@ constexpr KernelEntry<HgemmKernel> kTable[kHgemmKernelCount] = {
     {HgemmKernel::wgmma_tma, "wgmma_tma_128x256x64_s4", true},
     {HgemmKernel::splitk_64x128, "splitk_cluster_64x128x64_s3", true},
     {HgemmKernel::splitk_128x64, "splitk_cluster_128x64x64_s3", true},
+    {HgemmKernel::skinny_stream, "skinny_stream_64", true},
 };
 
 }  // namespace
@@ -55,6 +56,8 @@ const char* hgemm_can_implement(HgemmKernel k, const GemmProblem& p) {
     case HgemmKernel::splitk_64x128:
     case HgemmKernel::splitk_128x64:
       return hgemm_detail::splitk_can_implement(p);
+    case HgemmKernel::skinny_stream:
+      return hgemm_detail::stream_can_implement(p);
   }
   return "unknown kernel";
 }
@@ -94,6 +97,7 @@ cudaError_t hgemm_run(HgemmKernel k, const GemmProblem& p, cudaStream_t s) {
     case HgemmKernel::wgmma_tma: return launch_wgmma_tma(p, s);
     case HgemmKernel::splitk_64x128: return launch_splitk(p, 64, 128, s);
     case HgemmKernel::splitk_128x64: return launch_splitk(p, 128, 64, s);
+    case HgemmKernel::skinny_stream: return launch_stream(p, s);
   }
   return cudaErrorInvalidValue;
 }

@@ -1,0 +1,239 @@
+// skinny_stream: HGEMM (and sbgemm/shgemm) where one side of C is 64 or less and the large operand
+// is stored contiguous along k: the large operand streams from device memory straight into mma.sync
+// fragments, with no shared memory and no barrier in the main loop.
+//
+// Why: at 16 x 4096 x 4096 the product is a read of B (32 MB, 6.1 us on the H200) plus little
+// arithmetic, yet cuBLAS took 14-18 us and rung 2's split-k block (cp.async stages, ldmatrix, a
+// barrier a stage) 20-22 us: with ~128 registers and 72 KiB of stages a thread block, 16 warps an
+// SM wait on their stages (bench/results/h200-hgemm-splitk-2026-11-28.md).
+//
+// The roles: D (R x N, R <= 64) = S (R x K, small) * G (K x N, large, G(l, j) at g[l + j*ldg]).
+// C = op(A) op(B) with m <= 64 and B 'N' is S = op(A), G = B, D = C; with n <= 64 and A 'T' it is
+// C^T = op(B)^T op(A)^T: S = op(B)^T, G = A (stored k x m), D = C^T.
+//
+// The k order inside an mma: m16n8k16's fragments give lane (g, t) (g = lane / 4, t = lane % 4) the
+// k pairs {2t, 2t+1} and {2t+8, 2t+9} of both operands. The sum does not care which physical k a
+// logical k is, as long as both operands agree, so lane t takes physical k 8t .. 8t+7 of each 32 of
+// k: {8t, 8t+1}, {8t+2, 8t+3} for the first mma and {8t+4, 8t+5}, {8t+6, 8t+7} for the second. Then
+// one 16-byte load of G's column g gives a lane both mmas' G fragments, and one 16-byte shared-memory
+// load per row of S both mmas' S fragments.
+//
+// Grid: blocks of 8 warps, 8 columns of D a warp (64 a block), all of the block's warps on one
+// slice of k; the slices of a column block are the blocks of a cluster (1, c, 1), their shares
+// added in rank order in distributed shared memory (cluster_reduce_ordered) and finished by the
+// once-rounded epilogue, as the split-k kernel does. The block first copies its slice of S (zero
+// past R and K) into shared memory, rows 32 halves longer than the slice so that a quarter warp's
+// 16-byte loads hit distinct banks. c is chosen for about four blocks an SM and one wave.
+#include <cuda_bf16.h>
+
+#include <type_traits>
+
+#include "kernels/cluster.cuh"
+#include "kernels/hgemm/mma_sync.cuh"
+
+namespace myblas {
+namespace hgemm_detail {
+namespace {
+
+constexpr int kStreamWarps = 8, kStreamCols = 8 * kStreamWarps;  // 64 columns of D a block
+constexpr int kStreamUnroll = 4;                                 // 32-k steps whose loads are in flight at once
+constexpr int kStreamMaxRanks = 8;
+
+struct StreamArgs {
+  const __half* s;  // S(r, l) = s[r * s_rs + l * s_ks]
+  const __half* g;  // G(l, j) = g[l + j * ldg]
+  void* d;          // D(r, j) = d[r * d_rs + j * d_cs]
+  int64_t s_rs, s_ks, ldg, d_rs, d_cs;
+  int rows, cols, k;
+  float alpha, beta;
+  int slice;  // k per cluster rank, a multiple of 32
+};
+
+__device__ __forceinline__ void store_d(__half* p, float v, float alpha, float beta) { store_c(p, v, alpha, beta); }
+__device__ __forceinline__ void store_d(float* p, float v, float alpha, float beta) {
+  *p = beta == 0.f ? alpha * v : fmaf(alpha, v, beta * *p);
+}
+
+// MT: rows of S and D padded to 16s (16, 32, 48, 64).
+template <int MT, bool BF16, class TOut>
+__global__ __launch_bounds__(kStreamWarps * 32) void hgemm_skinny_stream(StreamArgs a) {
+  constexpr int MI = MT / 16;
+  extern __shared__ __align__(16) __half smem[];
+  const int ld_s = a.slice + 32;  // halves between rows of the slice of S
+  const int rank = int(blockIdx.y);
+  const int k0 = rank * a.slice, kl = max(0, min(a.slice, a.k - k0));
+  const int col0 = int(blockIdx.x) * kStreamCols;
+
+  // The slice of S: rows 0 .. MT-1, k 0 .. slice-1 (zero outside S).
+  const uint16_t* sraw = reinterpret_cast<const uint16_t*>(a.s);
+  uint16_t* sh = reinterpret_cast<uint16_t*>(smem);
+  const bool along_k = a.s_ks == 1;  // consecutive threads read consecutive memory
+  for (int e = threadIdx.x; e < MT * a.slice; e += blockDim.x) {
+    const int r = along_k ? e / a.slice : e % MT, l = along_k ? e % a.slice : e / MT;
+    uint16_t v = 0;
+    if (r < a.rows && l < kl) v = sraw[int64_t(r) * a.s_rs + int64_t(k0 + l) * a.s_ks];
+    sh[r * ld_s + l] = v;
+  }
+  __syncthreads();
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, gid = lane >> 2, t4 = lane & 3;
+  const int col = col0 + warp * 8 + gid;  // this lane's column of G
+  const bool col_in = col < a.cols;
+  const uint16_t* gcol = reinterpret_cast<const uint16_t*>(a.g) + int64_t(col_in ? col : 0) * a.ldg + k0 + 8 * t4;
+  float acc[MI][4];
+#pragma unroll
+  for (int i = 0; i < MI; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.f;
+  const int steps = (kl + 31) / 32;
+  const uint16_t* srow = sh + gid * ld_s + 8 * t4;  // row gid of S, this lane's 8 k of a step
+  for (int s0 = 0; s0 < steps; s0 += kStreamUnroll) {
+    uint4 gv[kStreamUnroll];
+#pragma unroll
+    for (int u = 0; u < kStreamUnroll; ++u) {
+      const int kk = (s0 + u) * 32 + 8 * t4;  // this lane's first k of the step, in the slice
+      if (col_in && kk + 8 <= kl) {
+        gv[u] = __ldg(reinterpret_cast<const uint4*>(gcol + (s0 + u) * 32));
+      } else {
+        uint16_t h[8];
+#pragma unroll
+        for (int q = 0; q < 8; ++q) h[q] = col_in && kk + q < kl ? gcol[(s0 + u) * 32 + q] : uint16_t(0);
+        gv[u] = make_uint4(h[0] | unsigned(h[1]) << 16, h[2] | unsigned(h[3]) << 16, h[4] | unsigned(h[5]) << 16,
+                           h[6] | unsigned(h[7]) << 16);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kStreamUnroll; ++u) {
+      if (s0 + u >= steps) break;
+#pragma unroll
+      for (int i = 0; i < MI; ++i) {
+        const uint4 lo = *reinterpret_cast<const uint4*>(srow + (16 * i) * ld_s + (s0 + u) * 32);
+        const uint4 hi = *reinterpret_cast<const uint4*>(srow + (16 * i + 8) * ld_s + (s0 + u) * 32);
+        const unsigned f0[4] = {lo.x, hi.x, lo.y, hi.y};  // rows g, g+8 at k pairs {8t, 8t+1}, {8t+2, 8t+3}
+        const unsigned f1[4] = {lo.z, hi.z, lo.w, hi.w};  // ... {8t+4, 8t+5}, {8t+6, 8t+7}
+        mma_16816<BF16>(acc[i], f0, gv[u].x, gv[u].y);
+        mma_16816<BF16>(acc[i], f1, gv[u].z, gv[u].w);
+      }
+    }
+  }
+
+  // Shares: D tile MT x 64 in shared memory, column-major with MT + 4 floats a column;
+  // accumulator (i, 2h + e) of lane (gid, t4) is D(16i + 8h + gid, warp*8 + 2 t4 + e).
+  __syncthreads();  // every warp is done reading S
+  constexpr int kLd = MT + 4;
+  float* shares = reinterpret_cast<float*>(smem);
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) shares[(warp * 8 + 2 * t4 + e) * kLd + 16 * i + 8 * h + gid] = acc[i][2 * h + e];
+
+  TOut* d = static_cast<TOut*>(a.d);
+  const bool rows_first = a.d_rs == 1;  // consecutive outputs along D's contiguous side
+  const int rows = a.rows, cols = a.cols;
+  const int64_t d_rs = a.d_rs, d_cs = a.d_cs;
+  const float alpha = a.alpha, beta = a.beta;
+  cluster_reduce_ordered(
+      shares, MT * kStreamCols,
+      [rows_first](int q) {
+        const int r = rows_first ? q % MT : q / kStreamCols, c = rows_first ? q / MT : q % kStreamCols;
+        return c * kLd + r;
+      },
+      [&](int q, float sum) {
+        const int r = rows_first ? q % MT : q / kStreamCols, c = col0 + (rows_first ? q / MT : q % kStreamCols);
+        if (r < rows && c < cols) store_d(d + int64_t(r) * d_rs + int64_t(c) * d_cs, sum, alpha, beta);
+      });
+}
+
+template <int MT, bool BF16, class TOut>
+cudaError_t launch_stream_cfg(StreamArgs a, cudaStream_t st) {
+  auto kernel = hgemm_skinny_stream<MT, BF16, TOut>;
+  constexpr int kThreads = kStreamWarps * 32;
+  const int64_t blocks_x = (int64_t(a.cols) + kStreamCols - 1) / kStreamCols;
+  if (blocks_x > int64_t(1) << 31) return cudaErrorInvalidValue;
+  const int sms = device_sm_count();
+  // Ranks: about four blocks an SM in all, at most 8, slices of at least 256 k, one wave.
+  int c = int(std::min<int64_t>(kStreamMaxRanks, std::max<int64_t>(1, (4 * int64_t(sms) + blocks_x - 1) / blocks_x)));
+  c = std::max(1, std::min(c, a.k / 256));
+  auto smem_of = [](int slice) {
+    return std::max(size_t(MT) * size_t(slice + 32) * 2, size_t(kStreamCols) * (MT + 4) * 4);
+  };
+  static SmemLimitOnce limit;
+  constexpr size_t kMaxSmem = 200 * 1024;
+  const cudaError_t attr = limit.set(reinterpret_cast<const void*>(kernel), kMaxSmem);
+  if (attr != cudaSuccess) return attr;
+  auto slice_of = [&](int ranks) { return ((a.k + ranks - 1) / ranks + 31) / 32 * 32; };
+  int c_min = 1;  // the fewest ranks whose slice of S fits in shared memory
+  while (c_min < kStreamMaxRanks && smem_of(slice_of(c_min)) > kMaxSmem) ++c_min;
+  if (smem_of(slice_of(c_min)) > kMaxSmem) return cudaErrorInvalidValue;  // (stream_can_implement bounds k)
+  c = std::max(c, c_min);
+  // One wave where the ranks allow it: halve c while the device holds fewer such clusters.
+  while (c / 2 >= c_min && c > 1 &&
+         blocks_x > max_active_clusters(reinterpret_cast<const void*>(kernel), kThreads, smem_of(slice_of(c)), c))
+    c /= 2;
+  a.slice = slice_of(c);
+  return launch_clusters(kernel, dim3(unsigned(blocks_x), unsigned(c)), kThreads, smem_of(a.slice), c, st, a);
+}
+
+template <bool BF16, class TOut>
+cudaError_t launch_stream_types(const StreamArgs& a, cudaStream_t st) {
+  if (a.rows <= 16) return launch_stream_cfg<16, BF16, TOut>(a, st);
+  if (a.rows <= 32) return launch_stream_cfg<32, BF16, TOut>(a, st);
+  if (a.rows <= 48) return launch_stream_cfg<48, BF16, TOut>(a, st);
+  return launch_stream_cfg<64, BF16, TOut>(a, st);
+}
+
+// Which role assignment runs p, if one does: 1 (m small, B 'N'), 2 (n small, A 'T'), 0 none.
+int stream_roles(const GemmProblem& p) {
+  if (p.m <= 64 && p.tb == Op::N && vec8_ok(p.b, p.ldb)) return 1;
+  if (p.n <= 64 && p.ta == Op::T && vec8_ok(p.a, p.lda)) return 2;
+  return 0;
+}
+
+}  // namespace
+
+const char* stream_can_implement(const GemmProblem& p) {
+  if (!device_has_clusters()) return "thread-block clusters need compute capability 9.0";
+  if (!stream_roles(p))
+    return "needs m <= 64 with B 'N', or n <= 64 with A 'T', the large operand 16-byte aligned with its leading "
+           "dimension a multiple of 8";
+  if (p.k > 12288) return "k > 12288 (the slices of the small operand would not fit in shared memory)";
+  return nullptr;
+}
+
+cudaError_t launch_stream(const GemmProblem& p, cudaStream_t st) {
+  StreamArgs a;
+  const int roles = stream_roles(p);
+  if (!roles) return cudaErrorInvalidValue;
+  a.k = p.k;
+  a.alpha = p.alpha;
+  a.beta = p.beta;
+  a.slice = 0;
+  if (roles == 1) {  // D = C, S = op(A), G = B
+    a.s = static_cast<const __half*>(p.a);
+    a.s_rs = p.ta == Op::N ? 1 : p.lda;
+    a.s_ks = p.ta == Op::N ? p.lda : 1;
+    a.g = static_cast<const __half*>(p.b);
+    a.ldg = p.ldb;
+    a.d_rs = 1;
+    a.d_cs = p.ldc;
+    a.rows = p.m;
+    a.cols = p.n;
+  } else {  // D = C^T, S = op(B)^T, G = A (k x m)
+    a.s = static_cast<const __half*>(p.b);
+    a.s_rs = p.tb == Op::N ? p.ldb : 1;
+    a.s_ks = p.tb == Op::N ? 1 : p.ldb;
+    a.g = static_cast<const __half*>(p.a);
+    a.ldg = p.lda;
+    a.d_rs = p.ldc;
+    a.d_cs = 1;
+    a.rows = p.n;
+    a.cols = p.m;
+  }
+  a.d = p.c;
+  if (p.routine == Routine::sbgemm) return launch_stream_types<true, float>(a, st);
+  if (p.mixed()) return launch_stream_types<false, float>(a, st);
+  return launch_stream_types<false, __half>(a, st);
+}
+
+}  // namespace hgemm_detail
+}  // namespace myblas
