@@ -23,7 +23,8 @@
 // added in rank order in distributed shared memory (cluster_reduce_ordered) and finished by the
 // once-rounded epilogue, as the split-k kernel does. The block first copies its slice of S (zero
 // past R and K) into shared memory, rows 32 halves longer than the slice so that a quarter warp's
-// 16-byte loads hit distinct banks. c is chosen for about four blocks an SM and one wave.
+// 16-byte loads hit distinct banks (the copy itself: 16-byte loads along S's contiguous side,
+// several in flight a thread). c is chosen for about four blocks an SM and one wave.
 #include <cuda_bf16.h>
 
 #include <type_traits>
@@ -36,7 +37,7 @@ namespace hgemm_detail {
 namespace {
 
 constexpr int kStreamWarps = 8, kStreamCols = 8 * kStreamWarps;  // 64 columns of D a block
-constexpr int kStreamUnroll = 4;                                 // 32-k steps whose loads are in flight at once
+constexpr int kStreamUnroll = 8;                                 // 32-k steps whose loads are in flight at once
 constexpr int kStreamMaxRanks = 8;
 
 struct StreamArgs {
@@ -54,6 +55,54 @@ __device__ __forceinline__ void store_d(float* p, float v, float alpha, float be
   *p = beta == 0.f ? alpha * v : fmaf(alpha, v, beta * *p);
 }
 
+// Copies S's rows 0 .. MT-1 at k k0 .. k0 + slice - 1 into sh (row r at sh + r * ld_s), zero
+// past S's rows and past kl of k.
+template <int MT>
+__device__ __forceinline__ void stage_s(const StreamArgs& a, int k0, int kl, uint16_t* sh, int ld_s) {
+  constexpr int kStage = 4;
+  const uint16_t* src = reinterpret_cast<const uint16_t*>(a.s);
+  const bool along_k = a.s_ks == 1;  // chunks run along k (rows of S contiguous), else along rows
+  const bool vec = aligned16(a.s) && (along_k ? a.s_rs % 8 == 0 : a.s_ks % 8 == 0 && a.s_rs == 1);
+  const int per_line = along_k ? a.slice / 8 : MT / 8;  // chunks along the contiguous side
+  const int chunks = MT * a.slice / 8;
+  for (int c0 = threadIdx.x; c0 < chunks; c0 += kStage * blockDim.x) {
+    uint4 v[kStage];
+#pragma unroll
+    for (int u = 0; u < kStage; ++u) {
+      const int ch = c0 + u * int(blockDim.x);
+      const int line = ch / per_line, at = (ch % per_line) * 8;  // (row, k) or (k, row) of the chunk's first element
+      const int r = along_k ? line : at, l = along_k ? at : line;
+      const int64_t off = int64_t(r) * a.s_rs + int64_t(k0 + l) * a.s_ks;
+      const bool whole = ch < chunks && (along_k ? r < a.rows && l + 8 <= kl : l < kl && r + 8 <= a.rows);
+      if (vec && whole) {
+        v[u] = __ldg(reinterpret_cast<const uint4*>(src + off));
+      } else {
+        uint16_t h[8];
+#pragma unroll
+        for (int q = 0; q < 8; ++q) {
+          const int rq = along_k ? r : r + q, lq = along_k ? l + q : l;
+          h[q] = ch < chunks && rq < a.rows && lq < kl ? src[int64_t(rq) * a.s_rs + int64_t(k0 + lq) * a.s_ks] : 0;
+        }
+        v[u] = make_uint4(h[0] | unsigned(h[1]) << 16, h[2] | unsigned(h[3]) << 16, h[4] | unsigned(h[5]) << 16,
+                          h[6] | unsigned(h[7]) << 16);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kStage; ++u) {
+      const int ch = c0 + u * int(blockDim.x);
+      if (ch >= chunks) break;
+      const int line = ch / per_line, at = (ch % per_line) * 8;
+      if (along_k) {
+        *reinterpret_cast<uint4*>(sh + line * ld_s + at) = v[u];
+      } else {
+        const uint16_t* h = reinterpret_cast<const uint16_t*>(&v[u]);
+#pragma unroll
+        for (int q = 0; q < 8; ++q) sh[(at + q) * ld_s + line] = h[q];
+      }
+    }
+  }
+}
+
 // MT: rows of S and D padded to 16s (16, 32, 48, 64).
 template <int MT, bool BF16, class TOut>
 __global__ __launch_bounds__(kStreamWarps * 32) void hgemm_skinny_stream(StreamArgs a) {
@@ -64,16 +113,12 @@ __global__ __launch_bounds__(kStreamWarps * 32) void hgemm_skinny_stream(StreamA
   const int k0 = rank * a.slice, kl = max(0, min(a.slice, a.k - k0));
   const int col0 = int(blockIdx.x) * kStreamCols;
 
-  // The slice of S: rows 0 .. MT-1, k 0 .. slice-1 (zero outside S).
-  const uint16_t* sraw = reinterpret_cast<const uint16_t*>(a.s);
+  // The slice of S: rows 0 .. MT-1, k 0 .. slice-1 (zero outside S), in chunks of 8 elements along
+  // S's contiguous side: one 16-byte load each where S allows (its base 16-byte aligned, the
+  // other stride a multiple of 8), kStage chunks in flight a thread (one load at a time left the
+  // copy latency-bound: 200 us at 64 x 4096 x 4096).
   uint16_t* sh = reinterpret_cast<uint16_t*>(smem);
-  const bool along_k = a.s_ks == 1;  // consecutive threads read consecutive memory
-  for (int e = threadIdx.x; e < MT * a.slice; e += blockDim.x) {
-    const int r = along_k ? e / a.slice : e % MT, l = along_k ? e % a.slice : e / MT;
-    uint16_t v = 0;
-    if (r < a.rows && l < kl) v = sraw[int64_t(r) * a.s_rs + int64_t(k0 + l) * a.s_ks];
-    sh[r * ld_s + l] = v;
-  }
+  stage_s<MT>(a, k0, kl, sh, ld_s);
   __syncthreads();
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, gid = lane >> 2, t4 = lane & 3;
@@ -166,10 +211,14 @@ cudaError_t launch_stream_cfg(StreamArgs a, cudaStream_t st) {
   while (c_min < kStreamMaxRanks && smem_of(slice_of(c_min)) > kMaxSmem) ++c_min;
   if (smem_of(slice_of(c_min)) > kMaxSmem) return cudaErrorInvalidValue;  // (stream_can_implement bounds k)
   c = std::max(c, c_min);
-  // One wave where the ranks allow it: halve c while the device holds fewer such clusters.
-  while (c / 2 >= c_min && c > 1 &&
-         blocks_x > max_active_clusters(reinterpret_cast<const void*>(kernel), kThreads, smem_of(slice_of(c)), c))
-    c /= 2;
+  // One wave where fewer ranks give one (the first of c, c/2, ... whose clusters the device holds
+  // at once), else c as it is: fewer ranks mean longer slices, more shared memory a block and so
+  // fewer blocks an SM.
+  for (int t = c; t >= 2 && t >= c_min; t /= 2)
+    if (blocks_x <= max_active_clusters(reinterpret_cast<const void*>(kernel), kThreads, smem_of(slice_of(t)), t)) {
+      c = t;
+      break;
+    }
   a.slice = slice_of(c);
   return launch_clusters(kernel, dim3(unsigned(blocks_x), unsigned(c)), kThreads, smem_of(a.slice), c, st, a);
 }
