@@ -18,8 +18,10 @@
 // one 16-byte load of G's column g gives a lane both mmas' G fragments, and one 16-byte shared-memory
 // load per row of S both mmas' S fragments.
 //
-// Grid: blocks of 8 warps, 8 columns of D a warp (64 a block), all of the block's warps on one
-// slice of k; the slices of a column block are the blocks of a cluster (1, c, 1), their shares
+// Grid: blocks of 4 warps, 4 groups of 8 columns of D a warp (each S fragment read from shared
+// memory feeds 4 column groups' mmas; with one group, at 64 rows the reads of S outran shared
+// memory: 50 us at 64 x 4096 x 4096), 128 columns a block, all of the block's warps on one slice
+// of k; the slices of a column block are the blocks of a cluster (1, c, 1), their shares
 // added in rank order in distributed shared memory (cluster_reduce_ordered) and finished by the
 // once-rounded epilogue, as the split-k kernel does. The block first copies its slice of S (zero
 // past R and K) into shared memory, rows 32 halves longer than the slice so that a quarter warp's
@@ -36,8 +38,9 @@ namespace myblas {
 namespace hgemm_detail {
 namespace {
 
-constexpr int kStreamWarps = 8, kStreamCols = 8 * kStreamWarps;  // 64 columns of D a block
-constexpr int kStreamUnroll = 8;                                 // 32-k steps whose loads are in flight at once
+constexpr int kStreamWarps = 4, kStreamGroups = 4;                 // warps a block, 8-column groups a warp
+constexpr int kStreamCols = 8 * kStreamGroups * kStreamWarps;      // 128 columns of D a block
+constexpr int kStreamUnroll = 4;                                   // 32-k steps whose loads are in flight at once
 constexpr int kStreamMaxRanks = 8;
 
 struct StreamArgs {
@@ -121,28 +124,39 @@ __global__ __launch_bounds__(kStreamWarps * 32) void hgemm_skinny_stream(StreamA
   stage_s<MT>(a, k0, kl, sh, ld_s);
   __syncthreads();
 
+  constexpr int NJ = kStreamGroups;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, gid = lane >> 2, t4 = lane & 3;
-  const int col = col0 + warp * 8 + gid;  // this lane's column of G
-  const bool col_in = col < a.cols;
-  const uint16_t* gcol = reinterpret_cast<const uint16_t*>(a.g) + int64_t(col_in ? col : 0) * a.ldg + k0 + 8 * t4;
-  float acc[MI][4];
+  const uint16_t* gcol[NJ];  // this lane's column of G in each of the warp's groups
+  bool col_in[NJ];
 #pragma unroll
-  for (int i = 0; i < MI; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.f;
+  for (int j = 0; j < NJ; ++j) {
+    const int col = col0 + (warp * NJ + j) * 8 + gid;
+    col_in[j] = col < a.cols;
+    gcol[j] = reinterpret_cast<const uint16_t*>(a.g) + int64_t(col_in[j] ? col : 0) * a.ldg + k0 + 8 * t4;
+  }
+  float acc[MI][NJ][4];
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int j = 0; j < NJ; ++j) acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.f;
   const int steps = (kl + 31) / 32;
   const uint16_t* srow = sh + gid * ld_s + 8 * t4;  // row gid of S, this lane's 8 k of a step
   for (int s0 = 0; s0 < steps; s0 += kStreamUnroll) {
-    uint4 gv[kStreamUnroll];
+    uint4 gv[kStreamUnroll][NJ];
 #pragma unroll
     for (int u = 0; u < kStreamUnroll; ++u) {
       const int kk = (s0 + u) * 32 + 8 * t4;  // this lane's first k of the step, in the slice
-      if (col_in && kk + 8 <= kl) {
-        gv[u] = __ldg(reinterpret_cast<const uint4*>(gcol + (s0 + u) * 32));
-      } else {
-        uint16_t h[8];
 #pragma unroll
-        for (int q = 0; q < 8; ++q) h[q] = col_in && kk + q < kl ? gcol[(s0 + u) * 32 + q] : uint16_t(0);
-        gv[u] = make_uint4(h[0] | unsigned(h[1]) << 16, h[2] | unsigned(h[3]) << 16, h[4] | unsigned(h[5]) << 16,
-                           h[6] | unsigned(h[7]) << 16);
+      for (int j = 0; j < NJ; ++j) {
+        if (col_in[j] && kk + 8 <= kl) {
+          gv[u][j] = __ldg(reinterpret_cast<const uint4*>(gcol[j] + (s0 + u) * 32));
+        } else {
+          uint16_t h[8];
+#pragma unroll
+          for (int q = 0; q < 8; ++q) h[q] = col_in[j] && kk + q < kl ? gcol[j][(s0 + u) * 32 + q] : uint16_t(0);
+          gv[u][j] = make_uint4(h[0] | unsigned(h[1]) << 16, h[2] | unsigned(h[3]) << 16,
+                                h[4] | unsigned(h[5]) << 16, h[6] | unsigned(h[7]) << 16);
+        }
       }
     }
 #pragma unroll
@@ -154,14 +168,17 @@ __global__ __launch_bounds__(kStreamWarps * 32) void hgemm_skinny_stream(StreamA
         const uint4 hi = *reinterpret_cast<const uint4*>(srow + (16 * i + 8) * ld_s + (s0 + u) * 32);
         const unsigned f0[4] = {lo.x, hi.x, lo.y, hi.y};  // rows g, g+8 at k pairs {8t, 8t+1}, {8t+2, 8t+3}
         const unsigned f1[4] = {lo.z, hi.z, lo.w, hi.w};  // ... {8t+4, 8t+5}, {8t+6, 8t+7}
-        mma_16816<BF16>(acc[i], f0, gv[u].x, gv[u].y);
-        mma_16816<BF16>(acc[i], f1, gv[u].z, gv[u].w);
+#pragma unroll
+        for (int j = 0; j < NJ; ++j) {  // (each S fragment feeds the warp's NJ column groups)
+          mma_16816<BF16>(acc[i][j], f0, gv[u][j].x, gv[u][j].y);
+          mma_16816<BF16>(acc[i][j], f1, gv[u][j].z, gv[u][j].w);
+        }
       }
     }
   }
 
-  // Shares: D tile MT x 64 in shared memory, column-major with MT + 4 floats a column;
-  // accumulator (i, 2h + e) of lane (gid, t4) is D(16i + 8h + gid, warp*8 + 2 t4 + e).
+  // Shares: the D tile (MT x kStreamCols) in shared memory, column-major with MT + 4 floats a
+  // column; accumulator (i, j, 2h + e) of lane (gid, t4) is D(16i + 8h + gid, (warp NJ + j) 8 + 2 t4 + e).
   __syncthreads();  // every warp is done reading S
   constexpr int kLd = MT + 4;
   float* shares = reinterpret_cast<float*>(smem);
@@ -170,7 +187,10 @@ __global__ __launch_bounds__(kStreamWarps * 32) void hgemm_skinny_stream(StreamA
 #pragma unroll
     for (int h = 0; h < 2; ++h)
 #pragma unroll
-      for (int e = 0; e < 2; ++e) shares[(warp * 8 + 2 * t4 + e) * kLd + 16 * i + 8 * h + gid] = acc[i][2 * h + e];
+      for (int e = 0; e < 2; ++e)
+#pragma unroll
+        for (int j = 0; j < NJ; ++j)
+          shares[((warp * NJ + j) * 8 + 2 * t4 + e) * kLd + 16 * i + 8 * h + gid] = acc[i][j][2 * h + e];
 
   TOut* d = static_cast<TOut*>(a.d);
   const bool rows_first = a.d_rs == 1;  // consecutive outputs along D's contiguous side
