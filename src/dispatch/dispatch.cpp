@@ -384,9 +384,19 @@ __attribute__((noinline)) static void run_gemm_routed(GemmProblem& p) {
   // (0.48-0.59x) and cuBLAS's path (0.81-0.94x) keeps them.
   const bool auto_device = backend == Backend::auto_ && p.any_device();
   const bool hgemm_beta = p.routine == Routine::hgemm && p.beta != 0.f && auto_device;
-  const bool hgemm_beta_cublas = hgemm_beta && (p.m <= 256 || p.n <= 256);
-  const bool hgemm_beta_kernel = hgemm_beta && p.m >= 1024 && p.n >= 1024 && gpu &&
-                                 hgemm_can_implement(HgemmKernel::wgmma_tma, p) == nullptr;
+  // One side of 16 or less with the large operand contiguous along k: the streaming kernel, which
+  // rounds once in one kernel: at 16 x 4096 x 4096, beta 0.5 and 1, on the H200 it took 27.7 and
+  // 26.8 us with the synchronise, against 31.4 and 30.9 for the once-rounded cuBLAS path and 26.2
+  // and 26.1 for raw cublasGemmEx (rounding twice) plus a synchronise
+  // (bench/results/h200-hgemm-skinny-2026-11-28.md). One shape measured: taken for the other two
+  // sides from 2048 to 8192 around it.
+  const auto within = [](int x) { return x >= 2048 && x <= 8192; };
+  const bool hgemm_beta_stream = hgemm_beta && gpu &&
+                                 ((p.m <= 16 && within(p.n) && within(p.k)) || (p.n <= 16 && within(p.m) && within(p.k))) &&
+                                 hgemm_can_implement(HgemmKernel::skinny_stream, p) == nullptr;
+  const bool hgemm_beta_cublas = hgemm_beta && !hgemm_beta_stream && (p.m <= 256 || p.n <= 256);
+  const bool hgemm_beta_kernel = hgemm_beta_stream || (hgemm_beta && p.m >= 1024 && p.n >= 1024 && gpu &&
+                                                       hgemm_can_implement(HgemmKernel::wgmma_tma, p) == nullptr);
   const bool table_kernel = evidence.kernel && !hgemm_beta_cublas && !hgemm_beta_kernel;
   // sbgemm and shgemm have no table rows: in auto mode the wgmma kernel takes the shapes where it
   // measured faster than cublasGemmEx (16-bit in, FP32 out) with beta == 0 on the H100, m, n >=
