@@ -73,7 +73,7 @@ const char* hgemm_can_implement(HgemmKernel k, const GemmProblem& p) {
 // 4096 is 32 tiles) take the split-k cluster kernel, its tile long along the long side: on the
 // H200 it ran 16, 64 x 4096 x 4096 and 4096 x 16 x 4096 in 19.6-22 us against 43-45 for the wgmma
 // kernel, 256 x 4096 x 4096 in 39.6 against 43.7; at 1024^3 (more tiles) the wgmma kernel is as
-// fast (16.2 against 17.6) (bench/results/h200-hgemm-splitk-2026-11-28.md). Both stay slower than
+// fast (16.2 against 17.6) (bench/results/h200-hgemm-skinny-2026-11-28.md). Both stay slower than
 // cuBLAS there (0.73-0.90x), so auto mode keeps cuBLAS on these shapes; this is the kernels
 // backend's choice.
 // A side of 16 or less with the large operand contiguous along k: the streaming kernel (13.2 us at

@@ -5,7 +5,7 @@
 // Why: at 16 x 4096 x 4096 the product is a read of B (32 MB, 6.1 us on the H200) plus little
 // arithmetic, yet cuBLAS took 14-18 us and rung 2's split-k block (cp.async stages, ldmatrix, a
 // barrier a stage) 20-22 us: with ~128 registers and 72 KiB of stages a thread block, 16 warps an
-// SM wait on their stages (bench/results/h200-hgemm-splitk-2026-11-28.md).
+// SM wait on their stages (bench/results/h200-hgemm-skinny-2026-11-28.md).
 //
 // The roles: D (R x N, R <= 64) = S (R x K, small) * G (K x N, large, G(l, j) at g[l + j*ldg]).
 // C = op(A) op(B) with m <= 64 and B 'N' is S = op(A), G = B, D = C; with n <= 64 and A 'T' it is
