@@ -388,11 +388,11 @@ __attribute__((noinline)) static void run_gemm_routed(GemmProblem& p) {
   // rounds once in one kernel: at 16 x 4096 x 4096, beta 0.5 and 1, on the H200 it took 27.7 and
   // 26.8 us with the synchronise, against 31.4 and 30.9 for the once-rounded cuBLAS path and 26.2
   // and 26.1 for raw cublasGemmEx (rounding twice) plus a synchronise
-  // (bench/results/h200-hgemm-skinny-2026-11-28.md). One shape measured: taken for the other two
-  // sides from 2048 to 8192 around it.
+  // (bench/results/h200-hgemm-skinny-2026-11-28.md). One shape measured: taken for n and k from
+  // 2048 to 8192 around it, with m <= 16 and B 'N' only (the kernel's other role, n small with A
+  // 'T', ran 2x slower than this one at 64 columns and was not measured at 16).
   const auto within = [](int x) { return x >= 2048 && x <= 8192; };
-  const bool hgemm_beta_stream = hgemm_beta && gpu &&
-                                 ((p.m <= 16 && within(p.n) && within(p.k)) || (p.n <= 16 && within(p.m) && within(p.k))) &&
+  const bool hgemm_beta_stream = hgemm_beta && gpu && p.m <= 16 && p.tb == Op::N && within(p.n) && within(p.k) &&
                                  hgemm_can_implement(HgemmKernel::skinny_stream, p) == nullptr;
   const bool hgemm_beta_cublas = hgemm_beta && !hgemm_beta_stream && (p.m <= 256 || p.n <= 256);
   const bool hgemm_beta_kernel = hgemm_beta_stream || (hgemm_beta && p.m >= 1024 && p.n >= 1024 && gpu &&
