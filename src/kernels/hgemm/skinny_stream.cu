@@ -1,6 +1,7 @@
 // skinny_stream: HGEMM (and sbgemm/shgemm) where one side of C is 64 or less and the large operand
 // is stored contiguous along k: the large operand streams from device memory straight into mma.sync
-// fragments, with no shared memory and no barrier in the main loop.
+// fragments, never through shared memory, and the main loop has no barrier (only the small operand
+// is read from shared memory, copied there once a block).
 //
 // Why: at 16 x 4096 x 4096 the product is a read of B (32 MB, 6.1 us on the H200) plus little
 // arithmetic, yet cuBLAS took 14-18 us and rung 2's split-k block (cp.async stages, ldmatrix, a
