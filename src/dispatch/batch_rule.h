@@ -62,12 +62,12 @@ inline BatchHostCost batch_host_cost(const BatchProblem& p) {
   return c;
 }
 
-inline bool batch_host_gpu_wins(const BatchProblem& p) {
+inline bool batch_host_gpu_wins(const BatchProblem& p, const BatchHostCost& c) {
   if (p.family != Family::gemm) return false;  // GEMV reads every byte once: the host link never wins
-  const BatchHostCost c = batch_host_cost(p);
   return c.bytes >= kBatchHostGpuMinBytes &&
          c.flops >= batch_host_gpu_flops_per_byte(p.type, c.pointer_arrays) * c.bytes;
 }
+inline bool batch_host_gpu_wins(const BatchProblem& p) { return batch_host_gpu_wins(p, batch_host_cost(p)); }
 
 // The break-even above is the H100 host's; another host's CPU can be several times faster or
 // slower (an H200 host's CPU path ran 10^4 FP32 products of 64^3 at 0.83 TFLOP/s, the H100 host's
@@ -89,20 +89,25 @@ inline int batch_host_class(Dtype t, const BatchHostCost& c) {
   for (double f = c.products > 0 ? c.flops / c.products : 0; f >= 2 && size < kBatchHostSizeClasses - 1; f /= 2) ++size;
   return (type * 2 + (c.pointer_arrays ? 1 : 0)) * kBatchHostSizeClasses + size;
 }
+// Whether the choice between the paths weighs this batch by measured rates (and its time counts
+// as a measurement): GEMM of at least the minimum size with arithmetic, not binary16 (which has no
+// CPU BLAS routine: the rule alone, the GPU above the minimum).
+inline bool batch_host_weighed(const BatchProblem& p, const BatchHostCost& c) {
+  return p.family == Family::gemm && p.type != Dtype::h && c.bytes >= kBatchHostGpuMinBytes && c.flops > 0;
+}
 // Whether the GPU path takes this batch, from the measured rates of its class where there are
 // some (*explore: the path was chosen to measure it, not because it is faster).
 inline bool batch_host_gpu_choose(const BatchProblem& p, const BatchHostCost& c, const BatchHostRates& r,
                                   bool* explore) {
   *explore = false;
-  if (p.family != Family::gemm || c.bytes < kBatchHostGpuMinBytes) return false;
-  if (p.type == Dtype::h) return true;  // binary16: no CPU BLAS routine, the CPU path widens to FP32
+  if (!batch_host_weighed(p, c)) return batch_host_gpu_wins(p, c);
   const bool cpu_known = r.cpu_s_per_flop > 0, gpu_known = r.gpu_s_per_byte > 0;
   if (cpu_known && gpu_known) return c.bytes * r.gpu_s_per_byte < c.flops * r.cpu_s_per_flop;
   if (cpu_known != gpu_known) {
     *explore = true;
     return cpu_known;  // the one not yet measured
   }
-  return batch_host_gpu_wins(p);
+  return batch_host_gpu_wins(p, c);
 }
 
 // Device operands: the groups our batched square kernel can run (kernels/batched.h: S and H,

@@ -986,8 +986,7 @@ void run_batch(BatchProblem& p) {
   set_last_path(path);
   // The call's rate, where the path chosen ran it (not after a fault) and the size is one the
   // choice weighs.
-  if (host_auto && path == rule.path && p.family == Family::gemm && p.type != Dtype::h &&
-      cost.bytes >= kBatchHostGpuMinBytes && cost.flops > 0) {
+  if (host_auto && path == rule.path && batch_host_weighed(p, cost)) {
     const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_run).count();
     const bool on_cpu = path == Path::cpu;
     if ((on_cpu ? g_host_batch_rates.cpu_warm : g_host_batch_rates.gpu_warm).exchange(true))

@@ -12,6 +12,7 @@
 // (alpha applied there, beta C added once, then one rounding) with 16-byte stores, as in the
 // other rungs; C's loads (beta != 0) are issued before the product.
 #include "kernels/batched/square_common.cuh"
+#include "kernels/hgemm/mma_sync.cuh"  // ldsm_x4, mma_16816
 
 namespace myblas {
 namespace square {
@@ -23,26 +24,6 @@ constexpr int kProducts = kThreads / 32;  // one warp a product
 // The 16-byte global chunks of one operand of the block's products (square_common.cuh).
 template <int N>
 using HChunks = Chunks<__half, N, kProducts>;
-
-__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* p, bool trans) {
-  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(p));
-  if (trans)
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(a));
-  else
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(a));
-}
-
-__device__ __forceinline__ void mma_16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-      "{%0,%1,%2,%3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
 
 // @tparam N the product's size (m = n = k); a block of 256 threads takes 8 products, a warp one.
 // Registers: 30 at N = 16 (8 blocks an SM); 80 at N = 32, unbounded (0: 3 blocks, 24 products in
@@ -91,7 +72,7 @@ __global__ void __launch_bounds__(kThreads, N == 16 ? 8 : 0) hgemm_square_mma(co
     for (int mi = 0; mi < MI; ++mi) {
       const int i = mi * 16 + (mat & 1) * 8, k = k0 + (mat >> 1) * 8;
       // op(A)(i, k): A(i, k) stored at As[k][i] (read transposed), or A(k, i) at As[i][k].
-      ldmatrix_x4(a[mi], ta ? &As[p][i + rr][k] : &As[p][k + rr][i], !ta);
+      hgemm_detail::ldsm_x4(smem_u32(ta ? &As[p][i + rr][k] : &As[p][k + rr][i]), a[mi], !ta);
     }
     uint32_t b[NJ][2];
 #pragma unroll
@@ -99,13 +80,13 @@ __global__ void __launch_bounds__(kThreads, N == 16 ? 8 : 0) hgemm_square_mma(co
       const int j = (nj + (mat >> 1)) * 8, k = k0 + (mat & 1) * 8;
       // op(B)(k, j): B(k, j) stored at Bs[j][k], or B(j, k) at Bs[k][j] (read transposed).
       uint32_t r[4];
-      ldmatrix_x4(r, tb ? &Bs[p][k + rr][j] : &Bs[p][j + rr][k], tb);
+      hgemm_detail::ldsm_x4(smem_u32(tb ? &Bs[p][k + rr][j] : &Bs[p][j + rr][k]), r, tb);
       b[nj][0] = r[0], b[nj][1] = r[1], b[nj + 1][0] = r[2], b[nj + 1][1] = r[3];
     }
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-      for (int nj = 0; nj < NJ; ++nj) mma_16816(acc[mi][nj], a[mi], b[nj][0], b[nj][1]);
+      for (int nj = 0; nj < NJ; ++nj) hgemm_detail::mma_16816<false>(acc[mi][nj], a[mi], b[nj][0], b[nj][1]);
   }
   __syncthreads();  // every operand has been read: the same shared memory takes the results
   const int gi = lane / 4, ti = lane % 4;  // accumulator rows gi, gi + 8; columns 2 ti, 2 ti + 1

@@ -31,6 +31,10 @@ __device__ __forceinline__ float epilogue(float acc, float alpha, float beta, co
 __device__ __forceinline__ void store_c(__half* cp, float acc, float alpha, float beta) {
   *cp = __float2half_rn(epilogue(acc, alpha, beta, cp));
 }
+// The same for an FP32 C (sbgemm, shgemm): no rounding.
+__device__ __forceinline__ void store_c(float* cp, float acc, float alpha, float beta) {
+  *cp = beta == 0.f ? alpha * acc : fmaf(alpha, acc, beta * *cp);
+}
 // Two rows i, i+1 of one column: one 4-byte access when `pair` (C's base and ldc allow it and
 // both rows are inside C), else element by element with bounds checks on each row.
 __device__ __forceinline__ void store_c2(__half* cp, float v0, float v1, float alpha, float beta,

@@ -22,6 +22,14 @@ __device__ __forceinline__ void ldsm_x4(unsigned addr, unsigned (&r)[4]) {
                  : "r"(addr));
 }
 
+// The same with the transpose chosen at run time.
+__device__ __forceinline__ void ldsm_x4(unsigned addr, unsigned (&r)[4], bool trans) {
+  if (trans)
+    ldsm_x4<true>(addr, r);
+  else
+    ldsm_x4<false>(addr, r);
+}
+
 // d += a (16x16, row) * b (16x8, col), binary16 (BF16: bfloat16) inputs, FP32 accumulators.
 template <bool BF16>
 __device__ __forceinline__ void mma_16816(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {

@@ -54,10 +54,6 @@ struct StreamArgs {
   int slice;  // k per cluster rank, a multiple of 32
 };
 
-__device__ __forceinline__ void store_d(__half* p, float v, float alpha, float beta) { store_c(p, v, alpha, beta); }
-__device__ __forceinline__ void store_d(float* p, float v, float alpha, float beta) {
-  *p = beta == 0.f ? alpha * v : fmaf(alpha, v, beta * *p);
-}
 
 // Copies S's rows 0 .. MT-1 at k k0 .. k0 + slice - 1 into sh (row r at sh + r * ld_s), zero
 // past S's rows and past kl of k.
@@ -206,7 +202,7 @@ __global__ __launch_bounds__(kStreamWarps * 32) void hgemm_skinny_stream(StreamA
       },
       [&](int q, float sum) {
         const int r = rows_first ? q % MT : q / kStreamCols, c = col0 + (rows_first ? q / MT : q % kStreamCols);
-        if (r < rows && c < cols) store_d(d + int64_t(r) * d_rs + int64_t(c) * d_cs, sum, alpha, beta);
+        if (r < rows && c < cols) store_c(d + int64_t(r) * d_rs + int64_t(c) * d_cs, sum, alpha, beta);
       });
 }
 

@@ -36,20 +36,11 @@ namespace {
 constexpr int kSplitBK = 64, kSplitStages = 3;
 constexpr int kMaxRanks = 8;  // blocks per cluster: the portable cluster size
 
-struct SplitArgs {
-  const __half* a;  // (bfloat16 for sbgemm: only copied as 16-bit words until the mma)
-  const __half* b;
-  void* c;  // __half or float
-  int64_t lda, ldb, ldc;
-  int m, n, k;
-  float alpha, beta;
-  int per_rank;  // k tiles per cluster rank
+// The problem as every HGEMM kernel sees it (make_args; A and B are bfloat16 for sbgemm, only
+// copied as 16-bit words until the mma; C is the kernel's TOut), and the k tiles a cluster rank sums.
+struct SplitArgs : Args {
+  int per_rank = 0;
 };
-
-__device__ __forceinline__ void store_out(__half* cp, float v, float alpha, float beta) { store_c(cp, v, alpha, beta); }
-__device__ __forceinline__ void store_out(float* cp, float v, float alpha, float beta) {
-  *cp = beta == 0.f ? alpha * v : fmaf(alpha, v, beta * *cp);
-}
 
 template <int TM, int TN, int WARPS_M, int WARPS_N, bool KCX, bool KCY, bool VEC, bool BF16, class TOut>
 __global__ __launch_bounds__(WARPS_M* WARPS_N * 32, 2) void hgemm_splitk_cluster(SplitArgs g) {
@@ -82,7 +73,7 @@ __global__ __launch_bounds__(WARPS_M* WARPS_N * 32, 2) void hgemm_splitk_cluster
         *reinterpret_cast<float2*>(shares + (wn + 16 * i + 8 * h + gid) * kLd + wm + 8 * j + 2 * t4) =
             make_float2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
 
-  TOut* c = static_cast<TOut*>(g.c);
+  TOut* c = static_cast<TOut*>(static_cast<void*>(g.c));
   const int m = g.m, n = g.n;
   const int64_t ldc = g.ldc;
   const float alpha = g.alpha, beta = g.beta;
@@ -90,7 +81,7 @@ __global__ __launch_bounds__(WARPS_M* WARPS_N * 32, 2) void hgemm_splitk_cluster
       shares, TM * TN, [](int q) { return (q / TM) * kLd + q % TM; },
       [&](int q, float sum) {
         const int row = bm + q % TM, col = bn + q / TM;
-        if (row < m && col < n) store_out(c + row + int64_t(col) * ldc, sum, alpha, beta);
+        if (row < m && col < n) store_c(c + row + int64_t(col) * ldc, sum, alpha, beta);
       });
 }
 
@@ -162,18 +153,7 @@ const char* splitk_can_implement(const GemmProblem& p) {
 
 cudaError_t launch_splitk(const GemmProblem& p, int tm, int tn, cudaStream_t s, int ranks) {
   SplitArgs g;
-  g.a = static_cast<const __half*>(p.a);
-  g.b = static_cast<const __half*>(p.b);
-  g.c = p.c;
-  g.lda = p.lda;
-  g.ldb = p.ldb;
-  g.ldc = p.ldc;
-  g.m = p.m;
-  g.n = p.n;
-  g.k = p.k;
-  g.alpha = p.alpha;
-  g.beta = p.beta;
-  g.per_rank = 0;
+  static_cast<Args&>(g) = make_args(p);
   const bool kcx = p.tb == Op::N;  // (as rung 2: B N and A T are k-contiguous)
   const bool kcy = p.ta == Op::T;
   const bool vec = vec8_ok(p.a, p.lda) && vec8_ok(p.b, p.ldb);
