@@ -18,18 +18,11 @@
 #include <cstdlib>
 #include <vector>
 
+#include "bench_util.h"  // CK, CB, the run's header lines
 #include "kernels/hgemm.h"
 #include "kernels/hgemm/common.cuh"
 #include "probes/read_ceiling.h"
 
-#define CK(x)                                                                          \
-  do {                                                                                 \
-    cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                    \
-    }                                                                                  \
-  } while (0)
 
 namespace {
 
@@ -75,9 +68,11 @@ void time_it(const char* name, int m, int n, int k, F run) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  std::printf("# probe_splitk (rev %s): HGEMM kernels on skinny shapes beside cuBLAS, per call\n", MYBLAS_GIT_REV);
+  bench::print_device_and_command(argc, argv);
   cublasHandle_t h;
-  if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 2;
+  CB(cublasCreate(&h));
   struct S { int m, n, k; };
   const S shapes[] = {{16, 4096, 4096}, {64, 4096, 4096}, {256, 4096, 4096}, {4096, 16, 4096}, {1024, 1024, 1024}};
   const size_t most = size_t(4096) * 4096;
@@ -101,8 +96,8 @@ int main() {
     p.mem_a = p.mem_b = p.mem_c = myblas::Mem::device;
     const float one = 1.f, zero = 0.f;
     time_it("cublas", s.m, s.n, s.k, [&] {
-      cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, s.m, s.n, s.k, &one, a, CUDA_R_16F, s.m, b, CUDA_R_16F, s.k, &zero, c,
-                   CUDA_R_16F, s.m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+      CB(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, s.m, s.n, s.k, &one, a, CUDA_R_16F, s.m, b, CUDA_R_16F, s.k, &zero,
+                      c, CUDA_R_16F, s.m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     });
     const int tm = s.m <= s.n ? 64 : 128, tn = s.m <= s.n ? 128 : 64;
     for (int r : {0, 1, 2, 4, 8}) {
