@@ -71,13 +71,13 @@ const char* hgemm_can_implement(HgemmKernel k, const GemmProblem& p) {
 // sbgemm and shgemm have the wgmma kernel alone: where it refuses, cuBLAS runs them.
 // Products with fewer wgmma tiles than half the SMs and a side of 256 or less (skinny: 16 x 4096 x
 // 4096 is 32 tiles) take the split-k cluster kernel, its tile long along the long side: on the
-// H200 it ran 16, 64 x 4096 x 4096 and 4096 x 16 x 4096 in 19.6-22 us against 43-45 for the wgmma
-// kernel, 256 x 4096 x 4096 in 39.6 against 43.7; at 1024^3 (more tiles) the wgmma kernel is as
-// fast (16.2 against 17.6) (bench/results/h200-hgemm-skinny-2026-11-28.md). Both stay slower than
-// cuBLAS there (0.73-0.90x), so auto mode keeps cuBLAS on these shapes; this is the kernels
+// H200 it ran 16, 64 x 4096 x 4096 and 4096 x 16 x 4096 in 19.8-22.2 us against 43.0-45.0 for the
+// wgmma kernel, 256 x 4096 x 4096 in 39.9 against 44.1; at 1024^3 (more tiles) the wgmma kernel is
+// as fast (16.2 against 17.8) (bench/results/h200-hgemm-skinny-2026-11-28.md). Both stay slower than
+// cuBLAS there (0.70-0.85x), so auto mode keeps cuBLAS on these shapes; this is the kernels
 // backend's choice.
-// m <= 16 with B 'N': the streaming kernel (13.2 us at 16 x 4096 x 4096 against 22.0 for split-k;
-// at 64 rows 31.9 against 19.6, so not there; its n-small role ran 2x slower than this one at 64
+// m <= 16 with B 'N': the streaming kernel (13.2 us at 16 x 4096 x 4096 against 22.2 for split-k;
+// at 64 rows 31.9 against 19.8, so not there; its n-small role ran 2x slower than this one at 64
 // columns and is not chosen).
 HgemmKernel hgemm_choose(const GemmProblem& p) {
   if (p.m <= 16 && p.tb == Op::N && !hgemm_can_implement(HgemmKernel::skinny_stream, p)) return HgemmKernel::skinny_stream;
