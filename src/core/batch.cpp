@@ -50,9 +50,61 @@ bool empty_output(const BatchProblem& p, const BatchGroup& g) {
 
 }  // namespace
 
-bool listed_as_strided(BatchGroup* g, Family f, size_t es) {
+namespace {
+
+// Whether list w of `lists` (n of them, `count` pointers each) holds list[w][0] + i * step[w] at
+// every i from 2 on (addresses as unsigned: wrapping as the strided form's do). In blocks of all
+// the lists together without a branch per pointer; one job over the copy threads when there are
+// more than a few blocks (one wake-up of the pool, not one per list). This pass is host time the
+// strided form does not have: on the H200, 2^18 products of 16^3 as pointer arrays took 513 us
+// against 398 us strided with one job per list and the shorter lists (under 2^15 products) on one
+// thread.
+bool lists_step(const void* const* const* lists, const intptr_t* step, int n, int64_t count) {
+  constexpr int64_t kBlock = 8192;  // pointers a task
+  const int64_t rest = count > 2 ? count - 2 : 0;
+  const int64_t per_list = (rest + kBlock - 1) / kBlock;
+  auto block_steps = [&](int64_t task) {
+    const int w = int(task / per_list);
+    const int64_t i0 = 2 + (task % per_list) * kBlock, i1 = std::min(count, i0 + kBlock);
+    const void* const* l = lists[w];
+    const uintptr_t d = uintptr_t(step[w]);
+    uintptr_t want = reinterpret_cast<uintptr_t>(l[0]) + uintptr_t(i0) * d, off = 0;
+    for (int64_t i = i0; i < i1; ++i, want += d) off |= reinterpret_cast<uintptr_t>(l[i]) ^ want;
+    return off == 0;
+  };
+  const int64_t tasks = per_list * n;
+  if (tasks < 3) {
+    for (int64_t t = 0; t < tasks; ++t)
+      if (!block_steps(t)) return false;
+    return true;
+  }
+  std::atomic<bool> off{false};
+  parallel_for(size_t(tasks), [&](size_t t) {
+    if (off.load(std::memory_order_relaxed)) return;
+    if (!block_steps(int64_t(t))) off.store(true, std::memory_order_relaxed);
+  });
+  return !off.load();
+}
+
+// A speculative group's A and B lists, and the steps it took them for.
+bool guess_holds(const BatchGroup& g, size_t es) {
+  const void* const* lists[2] = {g.given_a, g.given_b};
+  const intptr_t step[2] = {intptr_t(g.stride_a) * intptr_t(es), intptr_t(g.stride_b) * intptr_t(es)};
+  return lists_step(lists, step, 2, g.count);
+}
+
+void back_to_lists(BatchGroup* g) {
+  g->a_list = g->given_a, g->b_list = g->given_b, g->c_list = g->given_c;
+  g->given_a = g->given_b = nullptr, g->given_c = nullptr;
+  g->stepped = false;
+}
+
+}  // namespace
+
+bool listed_as_strided(BatchGroup* g, Family f, size_t es, bool speculate) {
   if (!g->listed() || g->count < 1) return false;
   const bool ab = !g->scale_only(f);
+  const bool guess = speculate && ab && g->beta.zero() && g->count > 2;
   const int lists = ab ? 3 : 1;
   const void* const* list[3] = {reinterpret_cast<const void* const*>(g->c_list), g->a_list, g->b_list};
   // Each list's step in bytes from its first two pointers (C's forward, A's and B's from 0 up).
@@ -63,42 +115,40 @@ bool listed_as_strided(BatchGroup* g, Family f, size_t es) {
       if (step[w] < 0 || (w == 0 && step[w] == 0) || step[w] % intptr_t(es) != 0) return false;
     }
   }
-  // Every pointer from the third on, in blocks of the three lists together without a branch per
-  // pointer; one job over the copy threads when there are more than a few blocks (one wake-up of
-  // the pool for the call, not one per list). This pass is host time the strided form does not
-  // have: on the H200, 2^18 products of 16^3 as pointer arrays took 513 us against 398 us strided
-  // with one job per list and the shorter lists (under 2^15 products) on one thread.
-  constexpr int64_t kBlock = 8192;  // pointers a task
-  const int64_t rest = g->count > 2 ? g->count - 2 : 0;
-  const int64_t per_list = (rest + kBlock - 1) / kBlock;
-  auto block_steps = [&](int64_t task) {  // (unsigned: wraps as the strided form's addresses do)
-    const int w = int(task / per_list);
-    const int64_t i0 = 2 + (task % per_list) * kBlock, i1 = std::min(g->count, i0 + kBlock);
-    const void* const* l = list[w];
-    const uintptr_t d = uintptr_t(step[w]);
-    uintptr_t want = reinterpret_cast<uintptr_t>(l[0]) + uintptr_t(i0) * d, off = 0;
-    for (int64_t i = i0; i < i1; ++i, want += d) off |= reinterpret_cast<uintptr_t>(l[i]) ^ want;
-    return off == 0;
-  };
-  const int64_t tasks = per_list * lists;
-  bool even = true;
-  if (tasks < 3) {
-    for (int64_t t = 0; even && t < tasks; ++t) even = block_steps(t);
-  } else {
-    std::atomic<bool> off{false};
-    parallel_for(size_t(tasks), [&](size_t t) {
-      if (off.load(std::memory_order_relaxed)) return;
-      if (!block_steps(int64_t(t))) off.store(true, std::memory_order_relaxed);
-    });
-    even = !off.load();
-  }
-  if (!even) return false;
+  // Every pointer from the third on (C's alone when guessing A's and B's).
+  if (!lists_step(list, step, guess ? 1 : lists, g->count)) return false;
   const int64_t ies = int64_t(es);
+  if (guess) g->given_a = g->a_list, g->given_b = g->b_list, g->given_c = g->c_list;
   g->a = g->a_list[0], g->b = g->b_list[0], g->c = g->c_list[0];
   g->stride_a = ab ? step[1] / ies : 0, g->stride_b = ab ? step[2] / ies : 0, g->stride_c = step[0] / ies;
   g->a_list = nullptr, g->b_list = nullptr, g->c_list = nullptr;
   g->stepped = true;
   return true;
+}
+
+bool speculation_holds(const BatchProblem& p) {
+  for (const BatchGroup& g : p.groups)
+    if (g.speculative() && !guess_holds(g, p.elem_size())) return false;
+  return true;
+}
+
+bool settle_speculation(BatchProblem* p) {
+  bool listed = false;
+  for (BatchGroup& g : p->groups) {
+    if (!g.speculative()) continue;
+    if (guess_holds(g, p->elem_size())) {
+      g.given_a = g.given_b = nullptr, g.given_c = nullptr;
+    } else {
+      back_to_lists(&g);
+      listed = true;
+    }
+  }
+  return listed;
+}
+
+void undo_speculation(BatchProblem* p) {
+  for (BatchGroup& g : p->groups)
+    if (g.speculative()) back_to_lists(&g);
 }
 
 bool blocks_overlap(const void* p1, int64_t rows1, int64_t cols1, int64_t ld1, const void* p2, int64_t rows2,

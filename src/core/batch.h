@@ -36,8 +36,17 @@ struct BatchGroup {
   // Strided, but given as pointer arrays that step evenly (listed_as_strided): unlike a strided
   // call's operands, its products' operands need not lie in one allocation each.
   bool stepped = false;
+  // Speculative (listed_as_strided with speculate): C's list was checked, A's and B's are taken
+  // as stepping from their first two pointers without a pass over them; the lists as given are
+  // kept here, to confirm the guess while the GPU runs (speculation_holds) or to go back to them
+  // (settle_speculation, undo_speculation). Only products with beta == 0 are run this way: a
+  // wrong guess is undone by running the products again from the lists, overwriting C.
+  const void* const* given_a = nullptr;
+  const void* const* given_b = nullptr;
+  void* const* given_c = nullptr;
 
   bool listed() const { return c_list != nullptr; }
+  bool speculative() const { return given_c != nullptr; }
   const void* a_at(int64_t i, size_t es) const {
     return listed() ? a_list[i] : static_cast<const char*>(a) + size_t(i) * size_t(stride_a) * es;
   }
@@ -61,7 +70,16 @@ struct BatchProblem {
   bool mixed = false;
   int device = -1;
 
+  // Set by the device path when a speculative group's lists turned out not to step (after the
+  // products it ran have completed): the caller undoes the speculation and runs the call again.
+  mutable bool mispredicted = false;
+
   size_t elem_size() const { return dtype_size(type); }
+  bool speculative() const {
+    for (const BatchGroup& g : groups)
+      if (g.speculative()) return true;
+    return false;
+  }
   int64_t total() const {
     int64_t t = 0;
     for (const BatchGroup& g : groups) t += g.count;
@@ -90,7 +108,18 @@ struct BatchProblem {
 // unchanged. Pointer arrays built over one allocation per operand come this way; as a strided
 // group they are checked for overlap without a pass over the products and need no pointer array
 // on the GPU.
-bool listed_as_strided(BatchGroup* g, Family f, size_t es);
+// With speculate (a group with beta == 0 that reads A and B), only C's list is checked in full
+// (the outputs must be known to step before anything is written): A's and B's steps come from
+// their first two pointers and the group is left speculative (BatchGroup::given_a).
+bool listed_as_strided(BatchGroup* g, Family f, size_t es, bool speculate = false);
+// Whether every speculative group's A and B lists step as guessed (the pass the speculation put
+// off, over the copy threads for long lists).
+bool speculation_holds(const BatchProblem& p);
+// Each speculative group made final: strided when its lists step as guessed, else listed again
+// as given. Returns whether any group went back to its lists.
+bool settle_speculation(BatchProblem* p);
+// Each speculative group listed again as given (after a wrong guess).
+void undo_speculation(BatchProblem* p);
 
 // Whether two column-major blocks (rows x cols at p with leading dimension ld, in elements of
 // `es` bytes) share an element. Exact: blocks interleaved through their padding do not.

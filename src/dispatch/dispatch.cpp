@@ -868,6 +868,33 @@ void locate_batch(BatchProblem& p) {
   p.mixed = all.mixed;
 }
 
+// Whether every speculative group's guessed A and B (BatchGroup::given_a) lie, from the first
+// product's start to the last product's end, inside the device allocation the first product's
+// operand starts in.
+bool guesses_in_bounds(const BatchProblem& p) {
+  const size_t es = p.elem_size();
+  for (const BatchGroup& g : p.groups) {
+    if (!g.speculative()) continue;
+    const BlasProblem q = p.item(g, 0);
+    const int64_t inc_x = g.ldb < 0 ? -g.ldb : g.ldb;
+    const int64_t a_span = (q.a_cols() - 1) * q.lda + q.a_rows();
+    const int64_t b_span = p.family == Family::gemv ? (q.b_rows() - 1) * inc_x + 1 : (q.b_cols() - 1) * q.ldb + q.b_rows();
+    const struct {
+      const void* first;
+      int64_t stride, span;
+    } ops[2] = {{g.a, g.stride_a, a_span}, {g.b, g.stride_b, b_span}};
+    for (const auto& o : ops) {
+      int d = -1;
+      uintptr_t lo = 0, hi = 0;
+      if (classify_pointer_range(o.first, &d, &lo, &hi) != Mem::device || hi <= lo) return false;
+      const uintptr_t start = reinterpret_cast<uintptr_t>(o.first);
+      const uintptr_t end = start + uintptr_t((g.count - 1) * o.stride + o.span) * es;  // (o.stride >= 0)
+      if (start < lo || end > hi || end < start) return false;
+    }
+  }
+  return true;
+}
+
 // One product of a mixed batch as a call of its own (each locates its operands again).
 void run_alone(const BatchProblem& p, const BatchGroup& g, int64_t i) {
   BlasProblem q = p.item(g, i);
@@ -922,6 +949,14 @@ void run_batch(BatchProblem& p) {
   const Routine r = routine_of(p.family, p.type);
   const bool gpu = gpu_available();
   if (gpu && device_memory_possible()) locate_batch(p);
+  // Groups taken as strided before their A and B lists were checked (core/batch.h) run so only
+  // on one device's memory, every guessed operand inside the allocation its first product's lies
+  // in (so that a wrong guess reads nothing outside it); the others are settled now, before
+  // anything runs, and located again if one went back to its lists.
+  if (p.speculative() && !(gpu && !p.mixed && p.mem == Mem::device && guesses_in_bounds(p)) &&
+      settle_speculation(&p) && gpu && device_memory_possible())
+    locate_batch(p);
+  MYBLAS_STAGE(kStageLocate);
   if (p.mixed) {  // (rare) each product where its operands are
     for (const BatchGroup& g : p.groups)
       for (int64_t i = 0; i < g.count; ++i) run_alone(p, g, i);
@@ -979,11 +1014,29 @@ void run_batch(BatchProblem& p) {
   }
   const Request req{r, cpu_only ? Backend::cpu : backend, gpu, any_device, kernel_takes, kernel_takes, host_gpu};
   const Rule& rule = choose(req);
+  MYBLAS_STAGE(kStageChoose);
   const auto t_run = std::chrono::steady_clock::now();
   const Path path = execute(
       rule, p, routine_name(r),
-      [&p](Path chosen, std::string* why) { return gpu_batch(p, chosen == Path::kernels, why); }, cpu_batch);
+      [&p](Path chosen, std::string* why) { return gpu_batch(p, chosen == Path::kernels, why); },
+      +[](const BatchProblem& q, std::string* why) -> bool {
+        if (!q.speculative()) return cpu_batch(q, why);
+        BatchProblem settled = q;  // (the CPU runs listed products from their lists)
+        settle_speculation(&settled);
+        return cpu_batch(settled, why);
+      });
+  if (p.mispredicted) {  // a speculative group's lists did not step: its products ran, and now again
+    if (verbose())
+      log_line(strformat("%s_batch: pointer arrays taken as strided do not step; running them as listed",
+                         routine_name(r)));
+    p.mispredicted = false;
+    undo_speculation(&p);
+    run_batch(p);
+    return;
+  }
   set_last_path(path);
+  MYBLAS_STAGE_END(strformat("%s_batch groups=%zu products=%lld mem=%c %s", routine_name(r), p.groups.size(),
+                             (long long)p.total(), mem_char(p.mem), path_name(path)));
   // The call's rate, where the path chosen ran it (not after a fault) and the size is one the
   // choice weighs.
   if (host_auto && path == rule.path && batch_host_weighed(p, cost)) {

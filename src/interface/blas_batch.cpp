@@ -21,6 +21,7 @@
 #include "core/batch.h"
 #include "core/elem.h"
 #include "core/half.h"
+#include "core/stage_clock.h"
 #include "dispatch/dispatch.h"
 #include "interface/entry.h"
 
@@ -164,13 +165,14 @@ bool skipped(Family f, const BatchGroup& g) {
 // Validated groups (column-major) -> overlap check -> dispatch.
 template <class T>
 void submit(Family f, std::vector<BatchGroup>& groups, const Reporter& rep, int out_pos) {
+  MYBLAS_STAGE_BEGIN();
   BatchProblem p;
   p.family = f;
   p.type = dtype_of<T>();
   for (BatchGroup& g : groups)
     if (!skipped(f, g)) {
       p.groups.push_back(g);
-      listed_as_strided(&p.groups.back(), f, p.elem_size());
+      listed_as_strided(&p.groups.back(), f, p.elem_size(), true);
     }
   if (p.groups.empty()) {
     set_last_path(Path::none);
@@ -180,6 +182,7 @@ void submit(Family f, std::vector<BatchGroup>& groups, const Reporter& rep, int 
     rep.fail(out_pos);
     return;
   }
+  MYBLAS_STAGE(kStagePrepare);  // (the pointer pass and the overlap check)
   run_batch(p);
 }
 

@@ -288,5 +288,84 @@ TEST(BatchCore, OverlapAgainstEveryPair) {
   EXPECT_LT(overlapping, 2700) << "too few batches apart to test the check";
 }
 
+// Speculation (beta == 0): C's list is checked in full, A's and B's are taken as stepping from
+// their first two pointers and checked later; a wrong guess goes back to the lists as given.
+TEST(BatchCore, SpeculativeLists) {
+  const int64_t count = 20000, n = 2;  // (long enough for the pass over the copy threads)
+  std::vector<float> buf(16);
+  auto* base = reinterpret_cast<const char*>(buf.data());
+  std::vector<const void*> a(static_cast<size_t>(count)), b(static_cast<size_t>(count));
+  std::vector<void*> c(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {  // (never dereferenced)
+    a[size_t(i)] = base + 4 * 4 * i;
+    b[size_t(i)] = base + 4 * 6 * i;
+    c[size_t(i)] = const_cast<char*>(base) + 4 * 8 * i;
+  }
+  auto group = [&](std::vector<const void*>& aa, std::vector<const void*>& bb, std::vector<void*>& cc, double beta) {
+    BatchGroup g = listed(aa, bb, cc, n);
+    g.beta.re = beta;
+    return g;
+  };
+  // Lists that step: speculative, the guess holds, settling keeps it strided.
+  {
+    BatchProblem p;
+    p.groups.push_back(group(a, b, c, 0));
+    ASSERT_TRUE(listed_as_strided(&p.groups[0], Family::gemm, sizeof(float), true));
+    ASSERT_TRUE(p.groups[0].speculative());
+    EXPECT_EQ(p.groups[0].stride_a, 4);
+    EXPECT_EQ(p.groups[0].stride_b, 6);
+    EXPECT_EQ(p.groups[0].stride_c, 8);
+    EXPECT_TRUE(speculation_holds(p));
+    EXPECT_FALSE(settle_speculation(&p));
+    EXPECT_FALSE(p.groups[0].speculative());
+    EXPECT_FALSE(p.groups[0].listed());
+    EXPECT_TRUE(p.groups[0].stepped);
+  }
+  for (int64_t at : {int64_t(2), count / 2, count - 1}) {
+    for (int list = 0; list < 3; ++list) {
+      auto aa = a;
+      auto bb = b;
+      auto cc = c;
+      if (list == 0) aa[size_t(at)] = base + 4;
+      if (list == 1) bb[size_t(at)] = base + 4;
+      if (list == 2) cc[size_t(at)] = const_cast<char*>(base) + 4 * 8 * (count + 1);
+      // beta != 0: every list checked before anything runs.
+      BatchGroup full = group(aa, bb, cc, 0.5);
+      EXPECT_FALSE(listed_as_strided(&full, Family::gemm, sizeof(float), true)) << list << " " << at;
+      EXPECT_TRUE(full.listed());
+      BatchProblem p;
+      p.groups.push_back(group(aa, bb, cc, 0));
+      const bool taken = listed_as_strided(&p.groups[0], Family::gemm, sizeof(float), true);
+      if (list == 2) {  // C's list is always checked in full
+        EXPECT_FALSE(taken) << at;
+        EXPECT_TRUE(p.groups[0].listed());
+        continue;
+      }
+      ASSERT_TRUE(taken) << list << " " << at;
+      EXPECT_FALSE(speculation_holds(p)) << list << " " << at;
+      BatchProblem undone = p;
+      undo_speculation(&undone);
+      EXPECT_TRUE(settle_speculation(&p));
+      for (const BatchProblem* q : {&p, &undone}) {
+        const BatchGroup& g = q->groups[0];
+        EXPECT_TRUE(g.listed());
+        EXPECT_FALSE(g.speculative());
+        EXPECT_FALSE(g.stepped);
+        EXPECT_EQ(g.a_list, aa.data());
+        EXPECT_EQ(g.b_list, bb.data());
+        EXPECT_EQ(g.c_list, cc.data());
+        EXPECT_EQ(g.a_at(at, sizeof(float)), aa[size_t(at)]);
+      }
+    }
+  }
+  // Only scaling C (alpha == 0): nothing to guess, C checked as before.
+  {
+    BatchGroup g = group(a, b, c, 0);
+    g.alpha.re = 0;
+    ASSERT_TRUE(listed_as_strided(&g, Family::gemm, sizeof(float), true));
+    EXPECT_FALSE(g.speculative());
+  }
+}
+
 }  // namespace
 }  // namespace myblas

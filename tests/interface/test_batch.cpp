@@ -747,6 +747,85 @@ TEST(BatchGemm, DeviceMixedMemoryS) {
   EXPECT_TRUE(take_reports().empty());
 }
 
+// Pointer arrays whose C list steps but whose A or B list stops stepping (beta == 0, NaN in C):
+// the library may run them as the strided group their first two pointers describe while it checks
+// the rest, and must then run them again from the lists. On the host, and on the GPU with the
+// odd pointer in another allocation, in the same one out of step, and with a guess that would
+// run past the first allocation (checked before anything runs).
+void run_lists_that_stop_stepping(bool device) {
+  std::string why;
+  if (device && no_gpu(&why)) GTEST_SKIP() << "no GPU: " << why;
+  std::mt19937_64 rng(mbtest::test_seed());
+  const int n = 8, count = 40, s = n * n;
+  const size_t per = size_t(s);
+  using F = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
+  auto ref = reinterpret_cast<F>(ref_symbol<float>("gemm"));
+  enum Odd { other_allocation, out_of_step, past_the_end };
+  for (Odd odd : {other_allocation, out_of_step, past_the_end}) {
+    if (!device && odd == past_the_end) continue;
+    for (int which = 0; which < 2; ++which) {  // the odd pointer in A's list, or B's
+      // A and B: count + 2 products each, the extra ones for the odd pointers; "small" holds 2.
+      std::vector<float> a(per * (count + 2)), b(per * (count + 2)), small(per * 2), c(per * count), want(per * count);
+      for (auto* v : {&a, &b, &small})
+        for (float& x : *v) x = mbtest::uniform(rng);
+      float *da = nullptr, *db = nullptr, *dc = nullptr, *dsmall = nullptr;
+      float *xa = a.data(), *xb = b.data(), *xc = c.data(), *xs = small.data();
+      if (device) {
+        ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&da), a.size() * sizeof(float)), cudaSuccess);
+        ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&db), b.size() * sizeof(float)), cudaSuccess);
+        ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dc), c.size() * sizeof(float)), cudaSuccess);
+        ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dsmall), small.size() * sizeof(float)), cudaSuccess);
+        cudaMemcpy(da, a.data(), a.size() * sizeof(float), cudaMemcpyHostToDevice);
+        cudaMemcpy(db, b.data(), b.size() * sizeof(float), cudaMemcpyHostToDevice);
+        cudaMemcpy(dsmall, small.data(), small.size() * sizeof(float), cudaMemcpyHostToDevice);
+        xa = da, xb = db, xc = dc, xs = dsmall;
+      }
+      std::vector<const float*> pa(count), pb(count), ha(count), hb(count);  // (h*: the host copies)
+      std::vector<float*> pc(count);
+      for (int i = 0; i < count; ++i) {
+        pa[size_t(i)] = xa + per * size_t(i), ha[size_t(i)] = a.data() + per * size_t(i);
+        pb[size_t(i)] = xb + per * size_t(i), hb[size_t(i)] = b.data() + per * size_t(i);
+        pc[size_t(i)] = xc + per * size_t(i);
+      }
+      auto& list = which == 0 ? pa : pb;
+      auto& host = which == 0 ? ha : hb;
+      float* x = which == 0 ? xa : xb;
+      const float* h = which == 0 ? a.data() : b.data();
+      if (odd == past_the_end) {  // products 0 and 1 in "small", the rest stepping in the other allocation
+        for (int i = 0; i < count; ++i) {
+          list[size_t(i)] = i < 2 ? xs + per * size_t(i) : x + per * size_t(i);
+          host[size_t(i)] = i < 2 ? small.data() + per * size_t(i) : h + per * size_t(i);
+        }
+      } else {
+        const int at = odd == other_allocation ? 17 : count - 1;
+        list[size_t(at)] = odd == other_allocation ? xs + per : x + per * size_t(count + 1);
+        host[size_t(at)] = odd == other_allocation ? small.data() + per : h + per * size_t(count + 1);
+      }
+      for (int i = 0; i < count; ++i)
+        ref(CblasColMajor, CblasNoTrans, CblasTrans, n, n, n, 0.5f, ha[size_t(i)], n, hb[size_t(i)], n, 0.f,
+            want.data() + per * size_t(i), n);
+      std::fill(c.begin(), c.end(), std::numeric_limits<float>::quiet_NaN());
+      if (device) cudaMemcpy(dc, c.data(), c.size() * sizeof(float), cudaMemcpyHostToDevice);
+      const CBLAS_TRANSPOSE tn = CblasNoTrans, tt = CblasTrans;
+      const float al = 0.5f, be = 0.f;
+      cblas_sgemm_batch(CblasColMajor, &tn, &tt, &n, &n, &n, &al, pa.data(), &n, pb.data(), &n, &be, pc.data(), &n, 1,
+                        &count);
+      if (device) {
+        ASSERT_EQ(cudaMemcpy(c.data(), dc, c.size() * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+        cudaFree(da), cudaFree(db), cudaFree(dc), cudaFree(dsmall);
+      }
+      int bad = 0;
+      for (size_t i = 0; i < c.size() && bad < 5; ++i)
+        if (!(std::fabs(c[i] - want[i]) <= 1e-5f * n))
+          ADD_FAILURE() << "odd " << odd << (which ? " in B" : " in A") << ": product " << i / per << " element "
+                        << i % per << " got " << c[i] << " want " << want[i] << " (" << ++bad << ")";
+      EXPECT_TRUE(take_reports().empty());
+    }
+  }
+}
+TEST(BatchGemm, ListsThatStopSteppingS) { run_lists_that_stop_stepping(false); }
+TEST(BatchGemm, DeviceListsThatStopSteppingS) { run_lists_that_stop_stepping(true); }
+
 // Outputs that share an element are rejected; interleaved ones that do not are computed.
 TEST(BatchGemm, OverlappingOutputsRejected) {
   std::vector<float> a(64, 0.5f), b(64, 0.25f), c(256, 1.f);

@@ -28,6 +28,7 @@
 #include "backends/cuda/gpu_call.h"
 #include "backends/cuda/host_pipeline.h"
 #include "core/log.h"
+#include "core/stage_clock.h"
 #include "core/thread_pool.h"
 #include "dispatch/batch_rule.h"
 #include "kernels/batched.h"
@@ -195,6 +196,7 @@ bool device_batch(const BatchProblem& p, bool use_kernels, std::string* why) {
     rest.groups.clear();
     for (size_t gi = 0; gi < p.groups.size(); ++gi)
       if (!done[gi]) rest.groups.push_back(p.groups[gi]);
+    settle_speculation(&rest);  // (the CPU runs listed products from their lists)
     warn_once("batch:" + step_why, std::string(routine_name(routine_of(p.family, p.type))) + "_batch on the GPU: " +
                                        step_why + "; completing the remaining groups on the CPU");
     return cpu_batch(rest, why);
@@ -284,12 +286,26 @@ bool device_batch(const BatchProblem& p, bool use_kernels, std::string* why) {
     }
     done[gi] = launched = true;
   }
+  MYBLAS_STAGE(kStageLaunch);
+  // Pointer arrays taken as strided before their A and B lists were checked (core/batch.h): the
+  // check runs now, while the GPU runs the products. A wrong guess waits for those products and
+  // has the caller run the call again from the lists (beta == 0: C is written afresh).
+  if (p.speculative() && !speculation_holds(p)) {
+    const cudaError_t e = cudaStreamSynchronize(s);
+    if (e != cudaSuccess) {
+      *why = note_cuda_error(e, "the batched call on the GPU");
+      return false;
+    }
+    p.mispredicted = true;
+    return true;
+  }
   if (s == nullptr || total) {  // the pointer arrays (pinned and device) go when the call ends
     const cudaError_t e = cudaStreamSynchronize(s);
     if (e != cudaSuccess) {
       *why = note_cuda_error(e, "the batched call on the GPU");
       return false;
     }
+    MYBLAS_STAGE(kStageSync);
   }
   return true;
 }
