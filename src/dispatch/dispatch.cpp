@@ -948,6 +948,10 @@ void run_batch(BatchProblem& p) {
   const auto t0 = call_start();
   const Routine r = routine_of(p.family, p.type);
   const bool gpu = gpu_available();
+#ifdef MYBLAS_STAGE_CLOCK
+  bool given_as_lists = false;  // (the stage clock's key: pointer arrays apart from strided calls)
+  for (const BatchGroup& g : p.groups) given_as_lists = given_as_lists || g.listed() || g.stepped;
+#endif
   if (gpu && device_memory_possible()) locate_batch(p);
   // Groups taken as strided before their A and B lists were checked (core/batch.h) run so only
   // on one device's memory, every guessed operand inside the allocation its first product's lies
@@ -1035,8 +1039,9 @@ void run_batch(BatchProblem& p) {
     return;
   }
   set_last_path(path);
-  MYBLAS_STAGE_END(strformat("%s_batch groups=%zu products=%lld mem=%c %s", routine_name(r), p.groups.size(),
-                             (long long)p.total(), mem_char(p.mem), path_name(path)));
+  MYBLAS_STAGE_END(strformat("%s_batch groups=%zu products=%lld mem=%c %s%s", routine_name(r), p.groups.size(),
+                             (long long)p.total(), mem_char(p.mem), path_name(path),
+                             given_as_lists ? " lists" : ""));
   // The call's rate, where the path chosen ran it (not after a fault) and the size is one the
   // choice weighs.
   if (host_auto && path == rule.path && batch_host_weighed(p, cost)) {
