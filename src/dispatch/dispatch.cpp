@@ -385,14 +385,16 @@ __attribute__((noinline)) static void run_gemm_routed(GemmProblem& p) {
   const bool auto_device = backend == Backend::auto_ && p.any_device();
   const bool hgemm_beta = p.routine == Routine::hgemm && p.beta != 0.f && auto_device;
   // One side of 16 or less with the large operand contiguous along k: the streaming kernel, which
-  // rounds once in one kernel: at 16 x 4096 x 4096, beta 0.5 and 1, on the H200 it took 27.7 and
-  // 26.8 us with the synchronise, against 31.4 and 30.9 for the once-rounded cuBLAS path and 26.2
-  // and 26.1 for raw cublasGemmEx (rounding twice) plus a synchronise
-  // (bench/results/h200-hgemm-skinny-2026-11-28.md). One shape measured: taken for n and k from
-  // 2048 to 8192 around it, with m <= 16 and B 'N' only (the kernel's other role, n small with A
-  // 'T', ran 2x slower than this one at 64 columns and was not measured at 16).
+  // rounds once in one kernel: on the H200 with the synchronise, beta 0.5 and 1, 16 x 4096 x 4096
+  // (B 'N') took 26.0 and 26.2 us and 4096 x 16 x 4096 (A 'T') 26.3 and 26.2, against 29.6-31.7
+  // for the once-rounded cuBLAS path and 26.2-27.3 for raw cublasGemmEx (rounding twice) plus a
+  // synchronise; at 32 rows or columns it was no faster than the cuBLAS path
+  // (bench/results/h200-hgemm-skinny-2026-11-28.md). Taken for the long side and k from 2048 to
+  // 8192 around the shapes measured.
   const auto within = [](int x) { return x >= 2048 && x <= 8192; };
-  const bool hgemm_beta_stream = hgemm_beta && gpu && p.m <= 16 && p.tb == Op::N && within(p.n) && within(p.k) &&
+  const bool stream_shape = ((p.m <= 16 && p.tb == Op::N && within(p.n)) || (p.n <= 16 && p.ta == Op::T && within(p.m))) &&
+                            within(p.k);
+  const bool hgemm_beta_stream = hgemm_beta && gpu && stream_shape &&
                                  hgemm_can_implement(HgemmKernel::skinny_stream, p) == nullptr;
   const bool hgemm_beta_cublas = hgemm_beta && !hgemm_beta_stream && (p.m <= 256 || p.n <= 256);
   const bool hgemm_beta_kernel = hgemm_beta_stream || (hgemm_beta && p.m >= 1024 && p.n >= 1024 && gpu &&

@@ -259,6 +259,36 @@ TEST(HgemmDevice, CancellationRoundsOnce) {
   IFACE_REQUIRE_GPU();
   cancellation_rounds_once(Mem::device);
 }
+// One side of 16 with the large operand contiguous along k (m small with B 'N', n small with A
+// 'T'), beta != 0: auto mode runs them on the streaming kernel (rounded once, as every path) when
+// the large operand's leading dimension is a multiple of 8, else on cuBLAS.
+TEST(HgemmDevice, SkinnyShapesBothRoles) {
+  IFACE_REQUIRE_GPU();
+  std::mt19937_64 rng(mbtest::test_seed());
+  struct S {
+    char ta, tb;
+    int m, n, k;
+    float beta;
+    int pad;  // the large operand's leading dimension beyond k
+    bool stream;
+  };
+  for (const S& sh : {S{'N', 'N', 16, 2048, 2048, 0.5f, 8, true}, S{'T', 'N', 2048, 16, 2048, 1.f, 8, true},
+                      S{'T', 'N', 2050, 13, 2049, -1.f, 7, true}, S{'N', 'N', 9, 3000, 2100, 0.25f, 4, true},
+                      S{'N', 'N', 16, 2048, 2048, 0.5f, 3, false}}) {
+    GemmCase c;
+    c.api = Api::fortran;
+    c.ta = sh.ta, c.tb = sh.tb;
+    c.m = sh.m, c.n = sh.n, c.k = sh.k;
+    c.alpha = Hgemm::scalar(mbtest::uniform(rng));
+    c.beta = sh.beta;
+    (sh.tb == 'N' && sh.m <= 16 ? c.pad_b : c.pad_a) = sh.pad;
+    c.mem_a = c.mem_b = c.mem_c = Mem::device;
+    const std::string what = std::string(1, c.ta) + c.tb + " " + std::to_string(c.m) + "x" + std::to_string(c.n) +
+                             "x" + std::to_string(c.k) + " pad " + std::to_string(sh.pad);
+    EXPECT_TRUE(run<Hgemm>(c, rng)) << what;
+    if (backend_env() == "auto") EXPECT_STREQ(myblas_last_path(), sh.stream ? "kernels" : "cublas") << what;
+  }
+}
 TEST(HgemmDevice, DeviceOperandsTakeGpuPath) {
   IFACE_REQUIRE_GPU();
   if (backend_env() == "cpu") GTEST_SKIP() << "MYBLAS_BACKEND=cpu sends device operands to the CPU";

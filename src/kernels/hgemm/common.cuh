@@ -86,7 +86,8 @@ cudaError_t launch_splitk(const GemmProblem& p, int tm, int tn, cudaStream_t s, 
 // skinny_stream.cu: the large operand streamed into mma fragments (m <= 64 with B 'N', n <= 64 with
 // A 'T'); nullptr if it can run p, else why.
 const char* stream_can_implement(const GemmProblem& p);
-cudaError_t launch_stream(const GemmProblem& p, cudaStream_t s);
+// groups: 8-column groups a warp (2, up to 16 rows, or 4; 0: the kernel's choice).
+cudaError_t launch_stream(const GemmProblem& p, cudaStream_t s, int groups = 0);
 // wgmma_tma.cu: nullptr if the Hopper kernel can run p (device, build and TMA rules), else why.
 const char* wgmma_tma_can_implement(const GemmProblem& p);
 cudaError_t launch_wgmma_tma(const GemmProblem& p, cudaStream_t s);

@@ -76,11 +76,13 @@ const char* hgemm_can_implement(HgemmKernel k, const GemmProblem& p) {
 // as fast (16.2 against 17.8) (bench/results/h200-hgemm-skinny-2026-11-28.md). Both stay slower than
 // cuBLAS there (0.70-0.85x), so auto mode keeps cuBLAS on these shapes; this is the kernels
 // backend's choice.
-// m <= 16 with B 'N': the streaming kernel (13.2 us at 16 x 4096 x 4096 against 22.2 for split-k;
-// at 64 rows 31.9 against 19.8, so not there; its n-small role ran 2x slower than this one at 64
-// columns and is not chosen).
+// m <= 16 with B 'N', or n <= 16 with A 'T': the streaming kernel (11.6 and 11.2 us at 16 x 4096 x
+// 4096 and 4096 x 16 x 4096 against 22.2 and 21.2 for split-k; at 64 rows 32.0 against 19.8, so
+// not there).
 HgemmKernel hgemm_choose(const GemmProblem& p) {
-  if (p.m <= 16 && p.tb == Op::N && !hgemm_can_implement(HgemmKernel::skinny_stream, p)) return HgemmKernel::skinny_stream;
+  if (((p.m <= 16 && p.tb == Op::N) || (p.n <= 16 && p.ta == Op::T)) &&
+      !hgemm_can_implement(HgemmKernel::skinny_stream, p))
+    return HgemmKernel::skinny_stream;
   const int64_t wgmma_tiles = (int64_t(p.m) + 255) / 256 * ((int64_t(p.n) + 127) / 128);
   if (std::min(p.m, p.n) <= 256 && 2 * wgmma_tiles < device_sm_count()) {
     const HgemmKernel split = p.m <= p.n ? HgemmKernel::splitk_64x128 : HgemmKernel::splitk_128x64;

@@ -19,10 +19,10 @@
 // one 16-byte load of G's column g gives a lane both mmas' G fragments, and one 16-byte shared-memory
 // load per row of S both mmas' S fragments.
 //
-// Grid: blocks of 4 warps, 4 groups of 8 columns of D a warp (each S fragment read from shared
-// memory feeds 4 column groups' mmas; with one group, at 64 rows the reads of S outran shared
-// memory: 50 us at 64 x 4096 x 4096), 128 columns a block, all of the block's warps on one slice
-// of k; the slices of a column block are the blocks of a cluster (1, c, 1), their shares
+// Grid: blocks of 4 warps, NJ groups of 8 columns of D a warp (each S fragment read from shared
+// memory feeds NJ column groups' mmas; with one group, at 64 rows the reads of S outran shared
+// memory: 50 us at 64 x 4096 x 4096): NJ = 4 (128 columns a block) above 16 rows, NJ = 2 (64
+// columns, twice the blocks) up to 16; all of the block's warps on one slice of k; the slices of a column block are the blocks of a cluster (1, c, 1), their shares
 // added in rank order in distributed shared memory (cluster_reduce_ordered) and finished by the
 // once-rounded epilogue, as the split-k kernel does. The block first copies its slice of S (zero
 // past R and K) into shared memory, rows 32 halves longer than the slice so that a quarter warp's
@@ -39,9 +39,8 @@ namespace myblas {
 namespace hgemm_detail {
 namespace {
 
-constexpr int kStreamWarps = 4, kStreamGroups = 4;                 // warps a block, 8-column groups a warp
-constexpr int kStreamCols = 8 * kStreamGroups * kStreamWarps;      // 128 columns of D a block
-constexpr int kStreamUnroll = 4;                                   // 32-k steps whose loads are in flight at once
+constexpr int kStreamWarps = 4;   // warps a block
+constexpr int kStreamUnroll = 4;  // 32-k steps whose loads are in flight at once
 constexpr int kStreamMaxRanks = 8;
 
 struct StreamArgs {
@@ -103,10 +102,19 @@ __device__ __forceinline__ void stage_s(const StreamArgs& a, int k0, int kl, uin
   }
 }
 
-// MT: rows of S and D padded to 16s (16, 32, 48, 64).
-template <int MT, bool BF16, class TOut>
+// Shared memory a block needs: its slice of S, then (reusing it) its shares of D, column-major
+// (MT + 4 floats a column) where D's rows are contiguous, else row-major (cols + 4 floats a row),
+// so that the reduction's reads follow the output's contiguous side.
+constexpr size_t stream_smem(int mt, int cols, int slice) {
+  return std::max(size_t(mt) * size_t(slice + 32) * 2, size_t(std::max(cols * (mt + 4), mt * (cols + 4))) * 4);
+}
+
+// MT: rows of S and D padded to 16s (16, 32, 48, 64). NJ: 8-column groups a warp (each S fragment
+// read from shared memory feeds NJ mmas; fewer groups mean fewer registers and more blocks).
+template <int MT, int NJ, bool BF16, class TOut>
 __global__ __launch_bounds__(kStreamWarps * 32) void hgemm_skinny_stream(StreamArgs a) {
   constexpr int MI = MT / 16;
+  constexpr int kStreamCols = 8 * NJ * kStreamWarps;  // columns of D a block
   extern __shared__ __align__(16) __half smem[];
   const int ld_s = a.slice + 32;  // halves between rows of the slice of S
   const int rank = int(blockIdx.y);
@@ -121,7 +129,6 @@ __global__ __launch_bounds__(kStreamWarps * 32) void hgemm_skinny_stream(StreamA
   stage_s<MT>(a, k0, kl, sh, ld_s);
   __syncthreads();
 
-  constexpr int NJ = kStreamGroups;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, gid = lane >> 2, t4 = lane & 3;
   const uint16_t* gcol[NJ];  // this lane's column of G in each of the warp's groups
   bool col_in[NJ];
@@ -174,10 +181,15 @@ __global__ __launch_bounds__(kStreamWarps * 32) void hgemm_skinny_stream(StreamA
     }
   }
 
-  // Shares: the D tile (MT x kStreamCols) in shared memory, column-major with MT + 4 floats a
-  // column; accumulator (i, j, 2h + e) of lane (gid, t4) is D(16i + 8h + gid, (warp NJ + j) 8 + 2 t4 + e).
+  // Shares: the D tile (MT x kStreamCols) in shared memory, laid out along D's contiguous side:
+  // column-major with MT + 4 floats a column where D's rows are contiguous (C itself), else
+  // row-major with kStreamCols + 4 floats a row (C^T), so that the reduction below reads each
+  // rank's shares contiguously (read across the rows, its distributed shared memory loads were
+  // one transaction a lane and the n-small role ran 1.5-1.8x the m-small one's time).
+  // Accumulator (i, j, 2h + e) of lane (gid, t4) is D(16i + 8h + gid, (warp NJ + j) 8 + 2 t4 + e).
   __syncthreads();  // every warp is done reading S
-  constexpr int kLd = MT + 4;
+  const bool rows_first = a.d_rs == 1;  // consecutive outputs along D's contiguous side
+  const int ld_r = rows_first ? 1 : kStreamCols + 4, ld_c = rows_first ? MT + 4 : 1;
   float* shares = reinterpret_cast<float*>(smem);
 #pragma unroll
   for (int i = 0; i < MI; ++i)
@@ -187,18 +199,17 @@ __global__ __launch_bounds__(kStreamWarps * 32) void hgemm_skinny_stream(StreamA
       for (int e = 0; e < 2; ++e)
 #pragma unroll
         for (int j = 0; j < NJ; ++j)
-          shares[((warp * NJ + j) * 8 + 2 * t4 + e) * kLd + 16 * i + 8 * h + gid] = acc[i][j][2 * h + e];
+          shares[((warp * NJ + j) * 8 + 2 * t4 + e) * ld_c + (16 * i + 8 * h + gid) * ld_r] = acc[i][j][2 * h + e];
 
   TOut* d = static_cast<TOut*>(a.d);
-  const bool rows_first = a.d_rs == 1;  // consecutive outputs along D's contiguous side
   const int rows = a.rows, cols = a.cols;
   const int64_t d_rs = a.d_rs, d_cs = a.d_cs;
   const float alpha = a.alpha, beta = a.beta;
   cluster_reduce_ordered(
       shares, MT * kStreamCols,
-      [rows_first](int q) {
+      [rows_first, ld_r, ld_c](int q) {
         const int r = rows_first ? q % MT : q / kStreamCols, c = rows_first ? q / MT : q % kStreamCols;
-        return c * kLd + r;
+        return c * ld_c + r * ld_r;
       },
       [&](int q, float sum) {
         const int r = rows_first ? q % MT : q / kStreamCols, c = col0 + (rows_first ? q / MT : q % kStreamCols);
@@ -206,19 +217,18 @@ __global__ __launch_bounds__(kStreamWarps * 32) void hgemm_skinny_stream(StreamA
       });
 }
 
-template <int MT, bool BF16, class TOut>
+template <int MT, int NJ, bool BF16, class TOut>
 cudaError_t launch_stream_cfg(StreamArgs a, cudaStream_t st) {
-  auto kernel = hgemm_skinny_stream<MT, BF16, TOut>;
+  auto kernel = hgemm_skinny_stream<MT, NJ, BF16, TOut>;
   constexpr int kThreads = kStreamWarps * 32;
+  constexpr int kStreamCols = 8 * NJ * kStreamWarps;
   const int64_t blocks_x = (int64_t(a.cols) + kStreamCols - 1) / kStreamCols;
   if (blocks_x > int64_t(1) << 31) return cudaErrorInvalidValue;
   const int sms = device_sm_count();
   // Ranks: about four blocks an SM in all, at most 8, slices of at least 256 k, one wave.
   int c = int(std::min<int64_t>(kStreamMaxRanks, std::max<int64_t>(1, (4 * int64_t(sms) + blocks_x - 1) / blocks_x)));
   c = std::max(1, std::min(c, a.k / 256));
-  auto smem_of = [](int slice) {
-    return std::max(size_t(MT) * size_t(slice + 32) * 2, size_t(kStreamCols) * (MT + 4) * 4);
-  };
+  auto smem_of = [](int slice) { return stream_smem(MT, kStreamCols, slice); };
   static SmemLimitOnce limit;
   constexpr size_t kMaxSmem = 200 * 1024;
   const cudaError_t attr = limit.set(reinterpret_cast<const void*>(kernel), kMaxSmem);
@@ -240,12 +250,14 @@ cudaError_t launch_stream_cfg(StreamArgs a, cudaStream_t st) {
   return launch_clusters(kernel, dim3(unsigned(blocks_x), unsigned(c)), kThreads, smem_of(a.slice), c, st, a);
 }
 
+// (Two column groups only up to 16 rows: above, four.)
 template <bool BF16, class TOut>
-cudaError_t launch_stream_types(const StreamArgs& a, cudaStream_t st) {
-  if (a.rows <= 16) return launch_stream_cfg<16, BF16, TOut>(a, st);
-  if (a.rows <= 32) return launch_stream_cfg<32, BF16, TOut>(a, st);
-  if (a.rows <= 48) return launch_stream_cfg<48, BF16, TOut>(a, st);
-  return launch_stream_cfg<64, BF16, TOut>(a, st);
+cudaError_t launch_stream_types(const StreamArgs& a, int groups, cudaStream_t st) {
+  if (a.rows <= 16)
+    return groups == 2 ? launch_stream_cfg<16, 2, BF16, TOut>(a, st) : launch_stream_cfg<16, 4, BF16, TOut>(a, st);
+  if (a.rows <= 32) return launch_stream_cfg<32, 4, BF16, TOut>(a, st);
+  if (a.rows <= 48) return launch_stream_cfg<48, 4, BF16, TOut>(a, st);
+  return launch_stream_cfg<64, 4, BF16, TOut>(a, st);
 }
 
 // Which role assignment runs p, if one does: 1 (m small, B 'N'), 2 (n small, A 'T'), 0 none.
@@ -266,7 +278,7 @@ const char* stream_can_implement(const GemmProblem& p) {
   return nullptr;
 }
 
-cudaError_t launch_stream(const GemmProblem& p, cudaStream_t st) {
+cudaError_t launch_stream(const GemmProblem& p, cudaStream_t st, int groups) {
   StreamArgs a;
   const int roles = stream_roles(p);
   if (!roles) return cudaErrorInvalidValue;
@@ -296,9 +308,13 @@ cudaError_t launch_stream(const GemmProblem& p, cudaStream_t st) {
     a.cols = p.m;
   }
   a.d = p.c;
-  if (p.routine == Routine::sbgemm) return launch_stream_types<true, float>(a, st);
-  if (p.mixed()) return launch_stream_types<false, float>(a, st);
-  return launch_stream_types<false, __half>(a, st);
+  // Two column groups a warp for up to 16 rows (more, smaller blocks: 11.6 against 13.2 us at
+  // 16 x 4096 x 4096 on the H200), four above (at 64 rows two read S from shared memory twice as
+  // often: 48 against 32 us) (bench/results/h200-hgemm-skinny-2026-11-28.md).
+  if (groups != 2 && groups != 4) groups = a.rows <= 16 ? 2 : 4;
+  if (p.routine == Routine::sbgemm) return launch_stream_types<true, float>(a, groups, st);
+  if (p.mixed()) return launch_stream_types<false, float>(a, groups, st);
+  return launch_stream_types<false, __half>(a, groups, st);
 }
 
 }  // namespace hgemm_detail
