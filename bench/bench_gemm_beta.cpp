@@ -30,7 +30,8 @@
 // Output: CSV rows routine,path,trans,m,n,k,beta,time_us,tflops,ratio_vs_raw (auto's row names
 // the path it took as auto:<path>), '#' header lines first.
 // --shapes=a,b: square (1024..8192^3), smallk (m = n = 4096, 8192; k = 64..512), skinny (m or n
-// = 16..256 at 4096 x 4096, and NT, TN, TT at 64), trans (NT, TN, TT at 4096^3); default all.
+// = 16..256 at 4096 x 4096, NT, TN, TT at 64, TN with n = 16, 32), trans (NT, TN, TT at 4096^3);
+// default all.
 // --routines=a,b: hgemm, sbgemm, shgemm; default all.
 // --max-dim=N: only shapes whose m, n and k are all <= N.
 #include <cublas_v2.h>
@@ -344,6 +345,8 @@ int main(int argc, char** argv) {
           shapes.push_back({t[0], t[1], x, 4096, 4096});
           shapes.push_back({t[0], t[1], 4096, x, 4096});
         }
+      else if (x <= 32)  // (the streaming kernel's n-small role: A 'T')
+        shapes.push_back({'T', 'N', 4096, x, 4096});
     }
   if (on(want_shapes, "trans"))
     for (const char* t : {"NT", "TN", "TT"}) shapes.push_back({t[0], t[1], 4096, 4096, 4096});

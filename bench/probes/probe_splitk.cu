@@ -9,6 +9,10 @@
 // throughput, launch gaps hidden), "one" = one call between two events after a synchronise
 // (median of 30), which adds the host's launch path. Shapes: m x 4096 x 4096 for m = 16, 64, 256
 // and 4096 x 16 x 4096, 1024^3.
+//   probe_splitk --stream    the streaming kernel's two roles beside cuBLAS: m x 4096 x 4096 NN and
+//                            4096 x m x 4096 TN for m = 16, 32, 64, with 4 column groups a warp
+//                            and (16 rows) 2 (streamG-NN, streamG-TN; for ncu: -k regex:skinny_stream)
+//   probe_splitk --stream --once   each kernel run once, untimed
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -16,6 +20,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "bench_util.h"  // CK, CB, the run's header lines
@@ -34,8 +39,16 @@ __global__ void fill(__half* x, size_t n, unsigned seed) {
   }
 }
 
+bool g_once = false;  // --once: each kernel run once, untimed (for a profiler)
+
 template <class F>
 void time_it(const char* name, int m, int n, int k, F run) {
+  if (g_once) {
+    run();
+    CK(cudaDeviceSynchronize());
+    std::printf("%-12s %5d x %5d x %5d  ran once\n", name, m, n, k);
+    return;
+  }
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
@@ -85,6 +98,37 @@ int main(int argc, char** argv) {
   fill<<<1024, 256>>>(a, most, 1u);
   fill<<<1024, 256>>>(b, most, 2u);
   CK(cudaDeviceSynchronize());
+  g_once = argc > 2 && std::string(argv[2]) == "--once";
+  if (argc > 1 && std::string(argv[1]) == "--stream") {
+    for (int role = 1; role <= 2; ++role)
+      for (int r : {16, 32, 64}) {
+        myblas::GemmProblem p;
+        p.routine = myblas::Routine::hgemm;
+        p.ta = role == 1 ? myblas::Op::N : myblas::Op::T;
+        p.tb = myblas::Op::N;
+        p.m = role == 1 ? r : 4096, p.n = role == 1 ? 4096 : r, p.k = 4096;
+        p.lda = role == 1 ? p.m : p.k, p.ldb = p.k, p.ldc = p.m;
+        p.alpha = 1.f, p.beta = 0.f;
+        p.a = a, p.b = b, p.c = c;
+        p.mem_a = p.mem_b = p.mem_c = myblas::Mem::device;
+        const float one = 1.f, zero = 0.f;
+        const cublasOperation_t ta = role == 1 ? CUBLAS_OP_N : CUBLAS_OP_T;
+        time_it(role == 1 ? "cublas-NN" : "cublas-TN", p.m, p.n, p.k, [&] {
+          CB(cublasGemmEx(h, ta, CUBLAS_OP_N, p.m, p.n, p.k, &one, a, CUDA_R_16F, p.lda, b, CUDA_R_16F, p.ldb, &zero,
+                          c, CUDA_R_16F, p.ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+        });
+        if (const char* no = myblas::hgemm_can_implement(myblas::HgemmKernel::skinny_stream, p))
+          std::printf("# stream refuses %d x %d x %d: %s\n", p.m, p.n, p.k, no);
+        else
+          for (int groups : {4, 2}) {
+            if (groups == 2 && r > 16) continue;  // (two groups only up to 16 rows)
+            char name[32];
+            std::snprintf(name, sizeof name, "stream%d-%s", groups, role == 1 ? "NN" : "TN");
+            time_it(name, p.m, p.n, p.k, [&] { CK(myblas::hgemm_detail::launch_stream(p, nullptr, groups)); });
+          }
+      }
+    return 0;
+  }
   for (const S& s : shapes) {
     myblas::GemmProblem p;
     p.routine = myblas::Routine::hgemm;
