@@ -6,7 +6,10 @@
 //     memory, 5x the L2), beta = 0. Per (type, n): the raw cuBLAS strided-batched call
 //     (cublasSgemmStridedBatched, cublasDgemmStridedBatched, cublasGemmStridedBatchedEx FP16 in/out
 //     with FP32 compute), then cblas_?gemm_batch_strided and cblas_?gemm_batch (pointer arrays) on
-//     the same device operands. Each is verified against the cuBLAS result first (the first and last
+//     the same device operands, on the default stream (each call returns complete) and on a stream
+//     of the program's (myblas_set_stream; "-stream" rows), beside the raw call and the raw call
+//     with a synchronise ("cublas-strided-raw-sync", what a default-stream call compares with).
+//     Each is verified against the cuBLAS result first (the first and last
 //     64 products), then timed: 3 warm-ups, --reps calls between CUDA events, median. Rows: event
 //     time, the call's host time, GB/s of the memory floor (A and B read once, C written once),
 //     TFLOP/s, and the ratio to cuBLAS.
@@ -229,11 +232,34 @@ void device_case(const std::string& type, int n, const Opts& o, cublasHandle_t h
   const bench::Timing tr = bench::time_calls_with_host(raw, 1, o.reps, 3);
   csv_row("device", type, n, count, "cublas-strided-raw", tr.event_us, tr.host_us, bytes / tr.event_us / 1e3,
           flops / tr.event_us / 1e6, 1.0, 0.0);
+  // The raw call and a synchronise: what a default-stream libmyblas call, which returns with its
+  // result complete, is to be compared with.
+  auto raw_sync = [&](int i) {
+    raw(i);
+    CK(cudaStreamSynchronize(nullptr));
+  };
+  const bench::Timing trs = bench::time_calls_with_host(raw_sync, 1, o.reps, 3);
+  csv_row("device", type, n, count, "cublas-strided-raw-sync", trs.event_us, trs.host_us, bytes / trs.event_us / 1e3,
+          flops / trs.event_us / 1e6, tr.event_us / trs.event_us, 0.0);
   struct Form {
     const char* name;
     std::function<void(int)> f;
   };
-  for (const Form& form : {Form{"myblas-batch-strided", strided}, Form{"myblas-batch-pointers", listed}}) {
+  // The library's calls on a stream of the program's (myblas_set_stream: device operands, so they
+  // return without waiting), as the raw call does; the stream is a blocking one, so the events on
+  // the legacy default stream bracket its work.
+  cudaStream_t user;
+  CK(cudaStreamCreate(&user));
+  auto on_stream = [&](const std::function<void(int)>& f) {
+    return [&, f](int i) {
+      myblas_set_stream(user);
+      f(i);
+      myblas_set_stream(nullptr);
+    };
+  };
+  for (const Form& form : {Form{"myblas-batch-strided", strided}, Form{"myblas-batch-pointers", listed},
+                           Form{"myblas-batch-strided-stream", on_stream(strided)},
+                           Form{"myblas-batch-pointers-stream", on_stream(listed)}}) {
     CK(cudaMemset(c, 0xFF, per * count * es));  // NaN: beta = 0 must not read it
     form.f(0);
     CK(cudaDeviceSynchronize());
@@ -243,6 +269,7 @@ void device_case(const std::string& type, int n, const Opts& o, cublasHandle_t h
     csv_row("device", type, n, count, form.name, t.event_us, t.host_us, bytes / t.event_us / 1e3,
             flops / t.event_us / 1e6, tr.event_us / t.event_us, err);
   }
+  CK(cudaStreamDestroy(user));
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, __half>) {
     myblas::BatchGroup g;
     g.m = g.n = g.k = n;
