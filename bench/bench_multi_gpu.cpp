@@ -14,7 +14,7 @@
 //       gives the program (LD_PRELOAD: libmyblas, with MYBLAS_DEVICES deciding where; or
 //       libnvblas), verified on sampled elements first, then timed: wall clock around the whole
 //       call (the call is synchronous: staging, products and copies back are all inside it),
-//       median of reps after one warm-up. BENCH_LIB and BENCH_DEVICES (else MYBLAS_DEVICES) label
+//       median of reps after one warm-up. BENCH_BETA sets beta (default 0; else C is staged up too). BENCH_LIB and BENCH_DEVICES (else MYBLAS_DEVICES) label
 //       the result line. Operands are n^2 elements each (1 GiB at n = 16384):
 //       far beyond any cache, so nothing is rotated.
 #include <cublas_v2.h>
@@ -260,7 +260,17 @@ int run_host(int n, int reps, SgemmFn sgemm, DgemmFn dgemm) {
     fill(m[size_t(i)], elems, uint64_t(i) + 11);
   }
   T *a = m[0], *b = m[1], *c = m[2];
-  const T alpha = T(1), beta = T(0);
+  // BENCH_BETA (default 0): beta != 0 also stages C up (C := AB + beta C).
+  const char* beta_env = std::getenv("BENCH_BETA");
+  const T alpha = T(1), beta = T(beta_env ? std::atof(beta_env) : 0.0);
+  // The sampled elements and C's values there before the first call.
+  std::mt19937_64 rng(5);
+  std::vector<std::pair<int, int>> at(256);
+  std::vector<double> c0(256);
+  for (size_t s = 0; s < at.size(); ++s) {
+    at[s] = {int(rng() % uint64_t(n)), int(rng() % uint64_t(n))};
+    c0[s] = double(c[size_t(at[s].second) * n + at[s].first]);
+  }
   auto call = [&] {
     if constexpr (sizeof(T) == 4)
       sgemm("N", "N", &n, &n, &n, &alpha, a, &n, b, &n, &beta, c, &n);
@@ -271,13 +281,12 @@ int run_host(int n, int reps, SgemmFn sgemm, DgemmFn dgemm) {
   call();
   const double warm = seconds_since(w0);
   // Verify sampled elements against a double dot product, bound k * eps * sum |a||b|.
-  std::mt19937_64 rng(5);
   int bad = 0;
   double worst = 0;
   const double eps = sizeof(T) == 4 ? 5.96e-8 : 1.11e-16;
-  for (int s = 0; s < 256; ++s) {
-    const int i = int(rng() % uint64_t(n)), j = int(rng() % uint64_t(n));
-    double want = 0, mag = 0;
+  for (size_t s = 0; s < at.size(); ++s) {
+    const int i = at[s].first, j = at[s].second;
+    double want = double(beta) * c0[s], mag = std::fabs(want);
     for (int l = 0; l < n; ++l) {
       want += double(a[size_t(l) * n + i]) * double(b[size_t(j) * n + l]);
       mag += std::fabs(double(a[size_t(l) * n + i]) * double(b[size_t(j) * n + l]));
@@ -297,9 +306,10 @@ int run_host(int n, int reps, SgemmFn sgemm, DgemmFn dgemm) {
   const char* lib = std::getenv("BENCH_LIB");
   const char* devices = std::getenv("BENCH_DEVICES");
   if (!devices) devices = std::getenv("MYBLAS_DEVICES");
-  std::printf("host %cgemm NN n=%d lib=%s devices=%s verified=%s (256 samples, worst err/bound %.3g) warmup_ms=%.1f median_ms=%.1f min_ms=%.1f max_ms=%.1f reps=%d %.1f TFLOP/s\n",
+  std::printf("host %cgemm NN n=%d lib=%s devices=%s verified=%s (256 samples, worst err/bound %.3g) warmup_ms=%.1f median_ms=%.1f min_ms=%.1f max_ms=%.1f reps=%d %.1f TFLOP/s beta=%g\n",
               sizeof(T) == 4 ? 's' : 'd', n, lib ? lib : "preloaded", devices ? devices : "(unset)", bad ? "NO" : "yes", worst, warm * 1e3,
-              ms[ms.size() / 2], ms.front(), ms.back(), reps, 2.0 * double(n) * n * n / (ms[ms.size() / 2] * 1e-3) / 1e12);
+              ms[ms.size() / 2], ms.front(), ms.back(), reps, 2.0 * double(n) * n * n / (ms[ms.size() / 2] * 1e-3) / 1e12,
+              double(beta));
   for (T* p : m) std::free(p);
   return bad ? 1 : 0;
 }
