@@ -8,7 +8,8 @@
 //     with FP32 compute), then cblas_?gemm_batch_strided and cblas_?gemm_batch (pointer arrays) on
 //     the same device operands, on the default stream (each call returns complete) and on a stream
 //     of the program's (myblas_set_stream; "-stream" rows), beside the raw call and the raw call
-//     with a synchronise ("cublas-strided-raw-sync", what a default-stream call compares with).
+//     with a synchronise ("cublas-strided-raw-sync", what a default-stream call compares with), and
+//     the raw call on the same stream as the -stream rows ("cublas-strided-raw-stream").
 //     Each is verified against the cuBLAS result first (the first and last
 //     64 products), then timed: 3 warm-ups, --reps calls between CUDA events, median. Rows: event
 //     time, the call's host time, GB/s of the memory floor (A and B read once, C written once),
@@ -257,6 +258,17 @@ void device_case(const std::string& type, int n, const Opts& o, cublasHandle_t h
       myblas_set_stream(nullptr);
     };
   };
+  // The raw call on that stream too: what the library's -stream rows compare with on equal terms.
+  {
+    auto raw_stream = [&](int i) {
+      CB(cublasSetStream(h, user));
+      raw(i);
+      CB(cublasSetStream(h, nullptr));
+    };
+    const bench::Timing t = bench::time_calls_with_host(raw_stream, 1, o.reps, 3);
+    csv_row("device", type, n, count, "cublas-strided-raw-stream", t.event_us, t.host_us, bytes / t.event_us / 1e3,
+            flops / t.event_us / 1e6, tr.event_us / t.event_us, 0.0);
+  }
   for (const Form& form : {Form{"myblas-batch-strided", strided}, Form{"myblas-batch-pointers", listed},
                            Form{"myblas-batch-strided-stream", on_stream(strided)},
                            Form{"myblas-batch-pointers-stream", on_stream(listed)}}) {
