@@ -826,6 +826,57 @@ void run_lists_that_stop_stepping(bool device) {
 TEST(BatchGemm, ListsThatStopSteppingS) { run_lists_that_stop_stepping(false); }
 TEST(BatchGemm, DeviceListsThatStopSteppingS) { run_lists_that_stop_stepping(true); }
 
+// The same for GEMV batches: y_i = alpha A_i x_i (beta 0, NaN in y) with x's list out of step at
+// one product (and A's at another), on the host and on the GPU.
+void run_gemv_lists_that_stop_stepping(bool device) {
+  std::string why;
+  if (device && no_gpu(&why)) GTEST_SKIP() << "no GPU: " << why;
+  std::mt19937_64 rng(mbtest::test_seed());
+  const int m = 9, n = 7, count = 30, sa = m * n;
+  std::vector<float> a(size_t(sa) * (count + 2)), x(size_t(n) * (count + 2)), y(size_t(m) * count), want(y.size());
+  for (auto* v : {&a, &x})
+    for (float& e : *v) e = mbtest::uniform(rng);
+  float *da = nullptr, *dx = nullptr, *dy = nullptr;
+  float *xa = a.data(), *xx = x.data(), *xy = y.data();
+  if (device) {
+    ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&da), a.size() * sizeof(float)), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dx), x.size() * sizeof(float)), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dy), y.size() * sizeof(float)), cudaSuccess);
+    cudaMemcpy(da, a.data(), a.size() * sizeof(float), cudaMemcpyHostToDevice);
+    cudaMemcpy(dx, x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice);
+    xa = da, xx = dx, xy = dy;
+  }
+  std::vector<const float*> pa(count), px(count), ha(count), hx(count);
+  std::vector<float*> py(count);
+  for (int i = 0; i < count; ++i) {
+    pa[size_t(i)] = xa + size_t(sa) * size_t(i), ha[size_t(i)] = a.data() + size_t(sa) * size_t(i);
+    px[size_t(i)] = xx + size_t(n) * size_t(i), hx[size_t(i)] = x.data() + size_t(n) * size_t(i);
+    py[size_t(i)] = xy + size_t(m) * size_t(i);
+  }
+  px[11] = xx + size_t(n) * (count + 1), hx[11] = x.data() + size_t(n) * (count + 1);
+  pa[23] = xa + size_t(sa) * count, ha[23] = a.data() + size_t(sa) * count;
+  using F = void (*)(int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
+  auto ref = reinterpret_cast<F>(ref_symbol<float>("gemv"));
+  for (int i = 0; i < count; ++i)
+    ref(CblasColMajor, CblasNoTrans, m, n, -0.5f, ha[size_t(i)], m, hx[size_t(i)], 1, 0.f, want.data() + size_t(m) * i, 1);
+  std::fill(y.begin(), y.end(), std::numeric_limits<float>::quiet_NaN());
+  if (device) cudaMemcpy(dy, y.data(), y.size() * sizeof(float), cudaMemcpyHostToDevice);
+  const CBLAS_TRANSPOSE tn = CblasNoTrans;
+  const float al = -0.5f, be = 0.f;
+  const int one = 1;
+  cblas_sgemv_batch(CblasColMajor, &tn, &m, &n, &al, pa.data(), &m, px.data(), &one, &be, py.data(), &one, 1, &count);
+  if (device) {
+    ASSERT_EQ(cudaMemcpy(y.data(), dy, y.size() * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+    cudaFree(da), cudaFree(dx), cudaFree(dy);
+  }
+  for (size_t i = 0; i < y.size(); ++i)
+    ASSERT_TRUE(std::fabs(y[i] - want[i]) <= 1e-5f * n) << "product " << i / m << " element " << i % m << " got "
+                                                         << y[i] << " want " << want[i];
+  EXPECT_TRUE(take_reports().empty());
+}
+TEST(BatchGemv, ListsThatStopSteppingS) { run_gemv_lists_that_stop_stepping(false); }
+TEST(BatchGemv, DeviceListsThatStopSteppingS) { run_gemv_lists_that_stop_stepping(true); }
+
 // Outputs that share an element are rejected; interleaved ones that do not are computed.
 TEST(BatchGemm, OverlappingOutputsRejected) {
   std::vector<float> a(64, 0.5f), b(64, 0.25f), c(256, 1.f);
