@@ -23,46 +23,57 @@ BatchGroup listed(std::vector<const void*>& a, std::vector<const void*>& b, std:
   return g;
 }
 
+// Pointer lists of `count` products (never dereferenced: only the addresses are compared): A's,
+// B's and C's pointers sa, sb and sc bytes apart from base.
+struct Lists {
+  std::vector<const void*> a, b;
+  std::vector<void*> c;
+  Lists(int64_t count, const char* base, int64_t sa, int64_t sb, int64_t sc)
+      : a(static_cast<size_t>(count)), b(static_cast<size_t>(count)), c(static_cast<size_t>(count)) {
+    for (int64_t i = 0; i < count; ++i) {
+      a[size_t(i)] = base + sa * i;
+      b[size_t(i)] = base + sb * i;
+      c[size_t(i)] = const_cast<char*>(base) + sc * i;
+    }
+  }
+  // The same lists, but list `which` (0: A, 1: B, 2: C) pointing at `to` at product `at`.
+  Lists with(int which, int64_t at, const char* to) const {
+    Lists l = *this;
+    if (which == 2) l.c[size_t(at)] = const_cast<char*>(to);
+    else (which == 0 ? l.a : l.b)[size_t(at)] = to;
+    return l;
+  }
+};
+BatchGroup listed(Lists& l, int64_t n) { return listed(l.a, l.b, l.c, n); }
+
 // Long lists (checked in blocks over the copy threads): every pointer counts, the first block's,
 // a middle block's and the last one's.
 TEST(BatchCore, LongListsAsStrided) {
   const int64_t count = 100003, n = 2;
   std::vector<float> buf(16);
   auto* base = reinterpret_cast<const char*>(buf.data());
-  std::vector<const void*> a(static_cast<size_t>(count)), b(static_cast<size_t>(count));
-  std::vector<void*> c(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) {  // (never dereferenced: only the addresses are compared)
-    a[size_t(i)] = base + 4 * 4 * i;
-    b[size_t(i)] = base;
-    c[size_t(i)] = const_cast<char*>(base) + 4 * 8 * i;
-  }
+  Lists l(count, base, 4 * 4, 0, 4 * 8);
   {
-    BatchGroup g = listed(a, b, c, n);
+    BatchGroup g = listed(l, n);
     ASSERT_TRUE(listed_as_strided(&g, Family::gemm, sizeof(float)));
     EXPECT_EQ(g.stride_a, 4);
     EXPECT_EQ(g.stride_c, 8);
   }
   for (int64_t at : {int64_t(2), int64_t(3), count / 2, count - 8193, count - 1}) {
     for (int list = 0; list < 3; ++list) {
-      auto aa = a;
-      auto bb = b;
-      auto cc = c;
-      if (list == 0) aa[size_t(at)] = base + 4;
-      if (list == 1) bb[size_t(at)] = base + 4;
-      if (list == 2) cc[size_t(at)] = const_cast<char*>(base) + 4;
-      BatchGroup g = listed(aa, bb, cc, n);
+      Lists off = l.with(list, at, base + 4);
+      BatchGroup g = listed(off, n);
       EXPECT_FALSE(listed_as_strided(&g, Family::gemm, sizeof(float))) << "list " << list << " off at " << at;
       EXPECT_TRUE(g.listed());
     }
   }
   // A long group that only scales C: only C's list is looked at (A's and B's: one in the middle off).
-  auto aa = a;
-  aa[size_t(count / 2)] = nullptr;
-  BatchGroup s = listed(aa, aa, c, n);
+  Lists s_lists = l.with(0, count / 2, nullptr);
+  BatchGroup s = listed(s_lists.a, s_lists.a, s_lists.c, n);
   s.alpha.re = 0;
   ASSERT_TRUE(listed_as_strided(&s, Family::gemm, sizeof(float)));
   EXPECT_EQ(s.stride_c, 8);
-  EXPECT_EQ(s.c_at(count - 1, sizeof(float)), c[size_t(count - 1)]);
+  EXPECT_EQ(s.c_at(count - 1, sizeof(float)), l.c[size_t(count - 1)]);
 }
 
 TEST(BatchCore, ListedAsStrided) {
@@ -294,22 +305,16 @@ TEST(BatchCore, SpeculativeLists) {
   const int64_t count = 20000, n = 2;  // (long enough for the pass over the copy threads)
   std::vector<float> buf(16);
   auto* base = reinterpret_cast<const char*>(buf.data());
-  std::vector<const void*> a(static_cast<size_t>(count)), b(static_cast<size_t>(count));
-  std::vector<void*> c(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) {  // (never dereferenced)
-    a[size_t(i)] = base + 4 * 4 * i;
-    b[size_t(i)] = base + 4 * 6 * i;
-    c[size_t(i)] = const_cast<char*>(base) + 4 * 8 * i;
-  }
-  auto group = [&](std::vector<const void*>& aa, std::vector<const void*>& bb, std::vector<void*>& cc, double beta) {
-    BatchGroup g = listed(aa, bb, cc, n);
+  Lists l(count, base, 4 * 4, 4 * 6, 4 * 8);
+  auto group = [&](Lists& lists, double beta) {
+    BatchGroup g = listed(lists, n);
     g.beta.re = beta;
     return g;
   };
   // Lists that step: speculative, the guess holds, settling keeps it strided.
   {
     BatchProblem p;
-    p.groups.push_back(group(a, b, c, 0));
+    p.groups.push_back(group(l, 0));
     ASSERT_TRUE(listed_as_strided(&p.groups[0], Family::gemm, sizeof(float), true));
     ASSERT_TRUE(p.groups[0].speculative());
     EXPECT_EQ(p.groups[0].stride_a, 4);
@@ -323,18 +328,13 @@ TEST(BatchCore, SpeculativeLists) {
   }
   for (int64_t at : {int64_t(2), count / 2, count - 1}) {
     for (int list = 0; list < 3; ++list) {
-      auto aa = a;
-      auto bb = b;
-      auto cc = c;
-      if (list == 0) aa[size_t(at)] = base + 4;
-      if (list == 1) bb[size_t(at)] = base + 4;
-      if (list == 2) cc[size_t(at)] = const_cast<char*>(base) + 4 * 8 * (count + 1);
+      Lists off = l.with(list, at, list == 2 ? base + 4 * 8 * (count + 1) : base + 4);
       // beta != 0: every list checked before anything runs.
-      BatchGroup full = group(aa, bb, cc, 0.5);
+      BatchGroup full = group(off, 0.5);
       EXPECT_FALSE(listed_as_strided(&full, Family::gemm, sizeof(float), true)) << list << " " << at;
       EXPECT_TRUE(full.listed());
       BatchProblem p;
-      p.groups.push_back(group(aa, bb, cc, 0));
+      p.groups.push_back(group(off, 0));
       const bool taken = listed_as_strided(&p.groups[0], Family::gemm, sizeof(float), true);
       if (list == 2) {  // C's list is always checked in full
         EXPECT_FALSE(taken) << at;
@@ -351,16 +351,16 @@ TEST(BatchCore, SpeculativeLists) {
         EXPECT_TRUE(g.listed());
         EXPECT_FALSE(g.speculative());
         EXPECT_FALSE(g.stepped);
-        EXPECT_EQ(g.a_list, aa.data());
-        EXPECT_EQ(g.b_list, bb.data());
-        EXPECT_EQ(g.c_list, cc.data());
-        EXPECT_EQ(g.a_at(at, sizeof(float)), aa[size_t(at)]);
+        EXPECT_EQ(g.a_list, off.a.data());
+        EXPECT_EQ(g.b_list, off.b.data());
+        EXPECT_EQ(g.c_list, off.c.data());
+        EXPECT_EQ(g.a_at(at, sizeof(float)), off.a[size_t(at)]);
       }
     }
   }
   // Only scaling C (alpha == 0): nothing to guess, C checked as before.
   {
-    BatchGroup g = group(a, b, c, 0);
+    BatchGroup g = group(l, 0);
     g.alpha.re = 0;
     ASSERT_TRUE(listed_as_strided(&g, Family::gemm, sizeof(float), true));
     EXPECT_FALSE(g.speculative());
