@@ -132,17 +132,19 @@ bool speculation_holds(const BatchProblem& p) {
   return true;
 }
 
+bool settle_speculation(BatchGroup* g, size_t es) {
+  if (!g->speculative()) return false;
+  if (guess_holds(*g, es)) {
+    g->given_a = g->given_b = nullptr, g->given_c = nullptr;
+    return false;
+  }
+  back_to_lists(g);
+  return true;
+}
+
 bool settle_speculation(BatchProblem* p) {
   bool listed = false;
-  for (BatchGroup& g : p->groups) {
-    if (!g.speculative()) continue;
-    if (guess_holds(g, p->elem_size())) {
-      g.given_a = g.given_b = nullptr, g.given_c = nullptr;
-    } else {
-      back_to_lists(&g);
-      listed = true;
-    }
-  }
+  for (BatchGroup& g : p->groups) listed = settle_speculation(&g, p->elem_size()) || listed;
   return listed;
 }
 

@@ -115,8 +115,10 @@ bool listed_as_strided(BatchGroup* g, Family f, size_t es, bool speculate = fals
 // Whether every speculative group's A and B lists step as guessed (the pass the speculation put
 // off, over the copy threads for long lists).
 bool speculation_holds(const BatchProblem& p);
-// Each speculative group made final: strided when its lists step as guessed, else listed again
-// as given. Returns whether any group went back to its lists.
+// A speculative group made final: strided when its lists step as guessed, else listed again as
+// given. Returns whether it went back to its lists. The second form: every group of p, whether
+// any went back.
+bool settle_speculation(BatchGroup* g, size_t es);
 bool settle_speculation(BatchProblem* p);
 // Each speculative group listed again as given (after a wrong guess).
 void undo_speculation(BatchProblem* p);

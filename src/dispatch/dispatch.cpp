@@ -812,8 +812,17 @@ void locate_batch(BatchProblem& p) {
       }
     }
   };
+  // The end of operand w (0: A, 1: B) of a strided group's last product, as an address.
+  auto last_end = [&](const BatchGroup& g, int w) {
+    const BlasProblem q = p.item(g, g.count - 1);
+    const int64_t inc_x = g.ldb < 0 ? -g.ldb : g.ldb;
+    const int64_t span = w == 0                         ? (q.a_cols() - 1) * q.lda + q.a_rows()
+                         : p.family == Family::gemv ? (q.b_rows() - 1) * inc_x + 1
+                                                    : (q.b_cols() - 1) * q.ldb + q.b_rows();
+    return reinterpret_cast<uintptr_t>(w == 0 ? q.a : q.b) + uintptr_t(span) * es;
+  };
   Where all;
-  for (const BatchGroup& g : p.groups) {
+  for (BatchGroup& g : p.groups) {
     int64_t n = g.listed() ? g.count : 1;
     constexpr int64_t kPerTask = 512;
     KnownRanges known;
@@ -822,19 +831,26 @@ void locate_batch(BatchProblem& p) {
       // allocation its first one does, every product's does (the addresses only grow); else
       // every product is located.
       locate_range(g, 0, 1, &known, &all);
+      // A group taken as strided before its A and B lists were checked (core/batch.h) stays so
+      // only where the guess lies, to its last product's end, inside the device allocations its
+      // first product's A and B start in (so that a wrong guess reads nothing outside them); else
+      // its lists are checked now, before anything runs.
+      const bool relisted = g.speculative() &&
+                            !(last_end(g, 0) <= known.hi[0] && last_end(g, 1) <= known.hi[1]) &&
+                            settle_speculation(&g, es);  // (back to its lists: every product located below)
       const bool ab = !g.scale_only(p.family);
       // Operand w (0: A, 1: B, 2: C) of product i, as an address.
       auto at = [&](int w, int64_t i) {
         return reinterpret_cast<uintptr_t>(w == 0 ? g.a_at(i, es) : w == 1 ? g.b_at(i, es) : g.c_at(i, es));
       };
-      bool one_each = true;
-      for (int w = ab ? 0 : 2; w < 3; ++w) {
+      bool one_each = !relisted;
+      for (int w = ab ? 0 : 2; w < 3 && one_each; ++w) {
         const uintptr_t last = at(w, g.count - 1);
-        one_each = one_each && last >= known.lo[w] && last < known.hi[w];
+        one_each = last >= known.lo[w] && last < known.hi[w];
       }
       // Pageable host memory has no range from the driver: one look at the process's mappings
       // instead of a query per product (dispatch/host_mapping.h).
-      if (!one_each && !all.mixed && all.mem == Mem::host && g.count > kPerTask) {
+      if (!relisted && !one_each && !all.mixed && all.mem == Mem::host && g.count > kPerTask) {
         one_each = true;
         for (int w = ab ? 0 : 2; w < 3 && one_each; ++w) {
           const uintptr_t first = at(w, 0), last = at(w, g.count - 1);
@@ -868,33 +884,6 @@ void locate_batch(BatchProblem& p) {
   p.mem = all.mem;
   p.device = all.device;
   p.mixed = all.mixed;
-}
-
-// Whether every speculative group's guessed A and B (BatchGroup::given_a) lie, from the first
-// product's start to the last product's end, inside the device allocation the first product's
-// operand starts in.
-bool guesses_in_bounds(const BatchProblem& p) {
-  const size_t es = p.elem_size();
-  for (const BatchGroup& g : p.groups) {
-    if (!g.speculative()) continue;
-    const BlasProblem q = p.item(g, 0);
-    const int64_t inc_x = g.ldb < 0 ? -g.ldb : g.ldb;
-    const int64_t a_span = (q.a_cols() - 1) * q.lda + q.a_rows();
-    const int64_t b_span = p.family == Family::gemv ? (q.b_rows() - 1) * inc_x + 1 : (q.b_cols() - 1) * q.ldb + q.b_rows();
-    const struct {
-      const void* first;
-      int64_t stride, span;
-    } ops[2] = {{g.a, g.stride_a, a_span}, {g.b, g.stride_b, b_span}};
-    for (const auto& o : ops) {
-      int d = -1;
-      uintptr_t lo = 0, hi = 0;
-      if (classify_pointer_range(o.first, &d, &lo, &hi) != Mem::device || hi <= lo) return false;
-      const uintptr_t start = reinterpret_cast<uintptr_t>(o.first);
-      const uintptr_t end = start + uintptr_t((g.count - 1) * o.stride + o.span) * es;  // (o.stride >= 0)
-      if (start < lo || end > hi || end < start) return false;
-    }
-  }
-  return true;
 }
 
 // One product of a mixed batch as a call of its own (each locates its operands again).
@@ -956,11 +945,11 @@ void run_batch(BatchProblem& p) {
 #endif
   if (gpu && device_memory_possible()) locate_batch(p);
   // Groups taken as strided before their A and B lists were checked (core/batch.h) run so only
-  // on one device's memory, every guessed operand inside the allocation its first product's lies
-  // in (so that a wrong guess reads nothing outside it); the others are settled now, before
-  // anything runs, and located again if one went back to its lists.
-  if (p.speculative() && !(gpu && !p.mixed && p.mem == Mem::device && guesses_in_bounds(p)) &&
-      settle_speculation(&p) && gpu && device_memory_possible())
+  // on one device's memory (locate_batch kept them only where the guess stays inside the first
+  // product's allocations); the others are settled now, before anything runs, and located again
+  // if one went back to its lists.
+  if (p.speculative() && !(gpu && !p.mixed && p.mem == Mem::device) && settle_speculation(&p) && gpu &&
+      device_memory_possible())
     locate_batch(p);
   MYBLAS_STAGE(kStageLocate);
   if (p.mixed) {  // (rare) each product where its operands are
@@ -1024,13 +1013,7 @@ void run_batch(BatchProblem& p) {
   const auto t_run = std::chrono::steady_clock::now();
   const Path path = execute(
       rule, p, routine_name(r),
-      [&p](Path chosen, std::string* why) { return gpu_batch(p, chosen == Path::kernels, why); },
-      +[](const BatchProblem& q, std::string* why) -> bool {
-        if (!q.speculative()) return cpu_batch(q, why);
-        BatchProblem settled = q;  // (the CPU runs listed products from their lists)
-        settle_speculation(&settled);
-        return cpu_batch(settled, why);
-      });
+      [&p](Path chosen, std::string* why) { return gpu_batch(p, chosen == Path::kernels, why); }, cpu_batch);
   if (p.mispredicted) {  // a speculative group's lists did not step: its products ran, and now again
     if (verbose())
       log_line(strformat("%s_batch: pointer arrays taken as strided do not step; running them as listed",
