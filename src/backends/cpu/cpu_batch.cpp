@@ -166,6 +166,11 @@ bool library_batch(const BatchProblem& p, const BatchGroup& g) {
 }  // namespace
 
 bool cpu_batch(const BatchProblem& p, std::string* why) {
+  if (p.speculative()) {  // (groups taken as strided before their lists were checked: made final first)
+    BatchProblem settled = p;
+    settle_speculation(&settled);
+    return cpu_batch(settled, why);
+  }
   for (const BatchGroup& g : p.groups) {
     if (library_batch(p, g)) continue;
     const double macs = double(g.m) * double(g.n) * double(p.family == Family::gemm ? g.k : 1);

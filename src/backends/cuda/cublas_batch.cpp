@@ -196,7 +196,6 @@ bool device_batch(const BatchProblem& p, bool use_kernels, std::string* why) {
     rest.groups.clear();
     for (size_t gi = 0; gi < p.groups.size(); ++gi)
       if (!done[gi]) rest.groups.push_back(p.groups[gi]);
-    settle_speculation(&rest);  // (the CPU runs listed products from their lists)
     warn_once("batch:" + step_why, std::string(routine_name(routine_of(p.family, p.type))) + "_batch on the GPU: " +
                                        step_why + "; completing the remaining groups on the CPU");
     return cpu_batch(rest, why);
