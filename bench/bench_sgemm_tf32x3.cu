@@ -212,7 +212,7 @@ void variant_operands(myblas::Tf32x3Kernel kernel, char ta, char tb, int m, int 
   myblas::tf32x3_operand_layout(kernel, k, m, oa);
   myblas::tf32x3_operand_layout(kernel, k, n, ob);
 }
-// The fused variant's sums (splits x m x n floats), grown on demand outside the timed loops (the
+// The fused variant's sums (tf32x3_fused_work_floats), grown on demand outside the timed loops (the
 // verification runs every shape's calls first).
 float* fused_work(size_t floats) {
   static float* w = nullptr;
@@ -235,7 +235,7 @@ bool fused_call(myblas::Tf32x3Kernel kernel, char ta, char tb, int m, int n, int
   myblas::Tf32x3Stats* st = reinterpret_cast<myblas::Tf32x3Stats*>(scratch);
   CK(cudaMemsetAsync(st, 0, sizeof *st, nullptr));
   CK(myblas::tf32x3_fused_product(m, n, k, alpha, a, lda, ta == 'N', b, ldb, tb == 'T', beta, c, ldc, nullptr, splits,
-                                  fused_work(size_t(splits) * m * n), st, kernel));
+                                  fused_work(myblas::tf32x3_fused_work_floats(m, n, splits)), st, kernel));
   if (!sync) return true;
   CK(cudaMemcpyAsync(stats, st, sizeof *st, cudaMemcpyDeviceToHost, nullptr));
   CK(cudaStreamSynchronize(nullptr));
@@ -246,9 +246,10 @@ bool fused_call(myblas::Tf32x3Kernel kernel, char ta, char tb, int m, int n, int
 // them so: overlap is ignored.)
 bool mode_variant(myblas::Tf32x3Kernel kernel, char ta, char tb, int m, int n, int k, float alpha, const float* a,
                   int lda, const float* b, int ldb, float beta, float* c, int ldc, float* scratch,
-                  myblas::Tf32x3Stats* stats, int splits = 1, bool overlap = false) {
-  if (myblas::tf32x3_kernel_fused(kernel))
-    return fused_call(kernel, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, scratch, stats, splits, true);
+                  myblas::Tf32x3Stats* stats, myblas::Tf32x3Split plan = {}, bool overlap = false) {
+  if (myblas::tf32x3_kernel_fused(kernel))  // (it divides every tile or none)
+    return fused_call(kernel, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, scratch, stats,
+                      plan.whole == 0 ? plan.splits : 1, true);
   myblas::Tf32x3Operand oa, ob;
   variant_operands(kernel, ta, tb, m, n, k, a, lda, b, ldb, scratch, &oa, &ob);
   const int64_t ld3 = oa.ldd;
@@ -263,14 +264,14 @@ bool mode_variant(myblas::Tf32x3Kernel kernel, char ta, char tb, int m, int n, i
       return e;
     }();
     CK(cudaEventRecord(landed, nullptr));
-    CK(myblas::tf32x3_wgmma_product(m, n, 3 * k, alpha, oa.dst, ob.dst, ld3, beta, c, ldc, nullptr, kernel, splits,
+    CK(myblas::tf32x3_wgmma_product(m, n, 3 * k, alpha, oa.dst, ob.dst, ld3, beta, c, ldc, nullptr, kernel, plan,
                                     scratch + splitk_offset(m, n, k), st));
     CK(cudaEventSynchronize(landed));
     return !myblas::tf32x3_refuse(*stats, k);
   }
   CK(cudaStreamSynchronize(nullptr));
   if (myblas::tf32x3_refuse(*stats, k)) return false;
-  CK(myblas::tf32x3_wgmma_product(m, n, 3 * k, alpha, oa.dst, ob.dst, ld3, beta, c, ldc, nullptr, kernel, splits,
+  CK(myblas::tf32x3_wgmma_product(m, n, 3 * k, alpha, oa.dst, ob.dst, ld3, beta, c, ldc, nullptr, kernel, plan,
                                   scratch + splitk_offset(m, n, k)));
   return true;
 }
@@ -591,8 +592,11 @@ void speed_variants(FILE* csv) {
     const int64_t ld3 = myblas::tf32x3_ld(s.k);
     int sms = 0;
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    const int splits = myblas::tf32x3_splitk_choose(s.m, s.n, 3 * s.k, sms);  // (1: no split-K rows)
-    const size_t sper = size_t(splitk_offset(s.m, s.n, s.k)) + myblas::tf32x3_splitk_work_floats(s.m, s.n, splits);
+    const myblas::Tf32x3Split plan = myblas::tf32x3_splitk_choose(s.m, s.n, 3 * s.k, sms);
+    const int splits = plan.splits;  // (1: no split-K rows)
+    const size_t sper = size_t(splitk_offset(s.m, s.n, s.k)) +
+                        std::max(myblas::tf32x3_splitk_work_floats(s.m, s.n, plan),
+                                 myblas::tf32x3_fused_work_floats(s.m, s.n, splits));
     const int ssets = int(std::max<size_t>(1, (bench::kRotateBytes + sper * 4 - 1) / (sper * 4)));
     float* sbuf = dalloc<float>(sper * ssets);
     auto S = [&](int t) { return sbuf + sper * (t % ssets); };
@@ -621,10 +625,10 @@ void speed_variants(FILE* csv) {
       check(myblas::tf32x3_kernel_name(myblas::Tf32x3Kernel(v)));
       if (splits > 1) {
         fill_value<<<1024, 256>>>(C(0), h0.size(), NAN);
-        mode_variant(kv, s.ta, s.tb, s.m, s.n, s.k, 1.f, A(0), ar, B(0), br, 0.f, C(0), s.m, S(0), hstats, splits);
+        mode_variant(kv, s.ta, s.tb, s.m, s.n, s.k, 1.f, A(0), ar, B(0), br, 0.f, C(0), s.m, S(0), hstats, plan);
         check((std::string(myblas::tf32x3_kernel_name(kv)) + " split-K").c_str());
         fill_value<<<1024, 256>>>(C(0), h0.size(), NAN);
-        mode_variant(kv, s.ta, s.tb, s.m, s.n, s.k, 1.f, A(0), ar, B(0), br, 0.f, C(0), s.m, S(0), hstats, splits, true);
+        mode_variant(kv, s.ta, s.tb, s.m, s.n, s.k, 1.f, A(0), ar, B(0), br, 0.f, C(0), s.m, S(0), hstats, plan, true);
         check((std::string(myblas::tf32x3_kernel_name(kv)) + " split-K, statistics overlapped").c_str());
       }
       fill_value<<<1024, 256>>>(C(0), h0.size(), NAN);
@@ -725,25 +729,25 @@ void speed_variants(FILE* csv) {
         t_mode_sk_ov[v] = bench::time_calls(
             [&](int i) {
               mode_variant(kv, s.ta, s.tb, s.m, s.n, s.k, 1.f, A(i), ar, B(i), br, 0.f, C(i), s.m, S(i), hstats,
-                           splits, true);
+                           plan, true);
             },
             nsets, reps);
         t_prod_sk[v] = fused ? bench::time_calls(
                                    [&](int i) {
                                      fused_call(kv, s.ta, s.tb, s.m, s.n, s.k, 1.f, A(i), ar, B(i), br, 0.f, C(i),
-                                                s.m, S(i), hstats, splits, false);
+                                                s.m, S(i), hstats, plan.whole == 0 ? splits : 1, false);
                                    },
                                    nsets, reps)
                              : bench::time_calls(
             [&](int i) {
               CK(myblas::tf32x3_wgmma_product(s.m, s.n, 3 * s.k, 1.f, PA(i), PB(i), pld, 0.f, C(i % nsets), s.m,
-                                              nullptr, kv, splits, S(i) + splitk_offset(s.m, s.n, s.k)));
+                                              nullptr, kv, plan, S(i) + splitk_offset(s.m, s.n, s.k)));
             },
             ssets, reps);
         t_mode_sk[v] = bench::time_calls(
             [&](int i) {
               mode_variant(kv, s.ta, s.tb, s.m, s.n, s.k, 1.f, A(i), ar, B(i), br, 0.f, C(i), s.m, S(i), hstats,
-                           splits);
+                           plan);
             },
             nsets, reps);
       }
@@ -771,13 +775,14 @@ void speed_variants(FILE* csv) {
                   name.c_str(), t_prod[v], fl3 / t_prod[v] / 1e6, t_tf32_3k / t_prod[v], t_mode[v], t_fp32 / t_mode[v],
                   t_mode_ov[v], t_fp32 / t_mode_ov[v]);
       if (splits > 1) {
-        const std::string sk = name + "_splitk" + std::to_string(splits);
+        const std::string sk = name + "_splitk" + std::to_string(splits) +
+                               (plan.whole > 0 ? "_after" + std::to_string(plan.whole) : std::string());
         row("product_" + sk, t_prod_sk[v], fl3);
         row("mode_" + sk, t_mode_sk[v], fl);
         row("mode_" + sk + "_overlap", t_mode_sk_ov[v], fl);
-        std::printf("   %-12s product %8.1f us (%5.1f TF/s, %.2f of cuBLAS TF32) | mode %8.1f us %5.2fx | stats overlapped %8.1f us %5.2fx cublasSgemm  (split-K %d)\n",
+        std::printf("   %-12s product %8.1f us (%5.1f TF/s, %.2f of cuBLAS TF32) | mode %8.1f us %5.2fx | stats overlapped %8.1f us %5.2fx cublasSgemm  (split-K %d after %d whole tiles)\n",
                     "", t_prod_sk[v], fl3 / t_prod_sk[v] / 1e6, t_tf32_3k / t_prod_sk[v], t_mode_sk[v],
-                    t_fp32 / t_mode_sk[v], t_mode_sk_ov[v], t_fp32 / t_mode_sk_ov[v], splits);
+                    t_fp32 / t_mode_sk[v], t_mode_sk_ov[v], t_fp32 / t_mode_sk_ov[v], splits, plan.whole);
       }
     }
     std::fflush(stdout);

@@ -140,14 +140,25 @@ int tf32x3_kernel_promote_terms(Tf32x3Kernel kernel);  // 32 or 64
 constexpr Tf32x3Kernel kTf32x3DefaultKernel = Tf32x3Kernel::p64_ordered;
 Tf32x3Kernel tf32x3_kernel_from_env(std::string* unknown);
 
-// Split-K: with splits > 1 the product's k-blocks are divided into that many slices, each run as
-// its own work unit of the persistent grid (where the tiles alone leave multiprocessors idle:
-// 48 tiles at 1024^2 on the H100's 132); each unit writes its FP32 sums to `work` (splits slices
-// of m x n, leading dimension m), then one pass adds the slices in order and applies alpha and
-// beta (deterministic). tf32x3_splitk_choose: the count for this shape on `sms` multiprocessors
-// (1: none); tf32x3_splitk_work_floats: the floats `work` needs (16-byte aligned).
-int tf32x3_splitk_choose(int m, int n, int k3, int sms);
-size_t tf32x3_splitk_work_floats(int m, int n, int splits);
+// Split-K: the product's tiles (192 rows by 128 columns of C) run as work units of a persistent
+// grid; a plan divides some of them into k-slices, each its own unit, where whole tiles alone
+// would leave multiprocessors idle: every tile under 4 waves of tiles (48 tiles at 1024^2 on
+// 132 SMs), only the last, partial wave's from 4 waves up (tf32x3_schedule::split_plan). The
+// first `whole` tiles of the persistent order run whole and write C; each of the others is
+// divided into `splits` slices whose FP32 sums go to their own 192 x 128 slot of `work`, and one
+// last pass adds a tile's slices in order and applies alpha and beta (deterministic).
+// splits == 1 divides nothing (whole is then ignored); an int s converts to {s, 0}: every tile
+// divided in s. tf32x3_splitk_choose: the plan for this shape on `sms` multiprocessors;
+// tf32x3_splitk_work_floats: the floats `work` needs (16-byte aligned).
+struct Tf32x3Split {
+  int splits = 1;  // k-slices of each divided tile
+  int whole = 0;   // tiles run whole before the divided ones
+  Tf32x3Split(int s = 1, int w = 0) : splits(s), whole(w) {}  // NOLINT: an int is "every tile in s"
+};
+Tf32x3Split tf32x3_splitk_choose(int m, int n, int k3, int sms);
+size_t tf32x3_splitk_work_floats(int m, int n, Tf32x3Split plan);
+// The fused variants' scratch for splits slices of every tile (their sums wait for the verdict).
+size_t tf32x3_fused_work_floats(int m, int n, int splits);
 
 // device_stats (optional): the split's statistics in device memory, checked by the product itself
 // with tf32x3_refuse's rule before it touches C (a refused call writes nothing), so that the
@@ -156,8 +167,8 @@ size_t tf32x3_splitk_work_floats(int m, int n, int splits);
 // op(A) m x k, op(B) k x n, A and B column-major with lda and ldb; a_k_in_cols: k runs along A's
 // stored columns (A 'N'), b_k_in_cols: along B's (B 'T'). It gathers the statistics of the split
 // into *stats (device memory, zeroed by the caller on the same stream, as for tf32x3_split), which
-// are complete only at its end: every unit of work writes its sums to `work` (splits x m x n
-// floats, leading dimension m; splits >= 1) and a last pass adds the slices and applies alpha and
+// are complete only at its end: every unit of work writes its sums to `work`
+// (tf32x3_fused_work_floats; splits >= 1) and a last pass adds the slices and applies alpha and
 // beta unless tf32x3_refuse's rule refuses those statistics, in which case C is left untouched
 // (the caller reads *stats and runs the FP32 path). Except with beta == 0 and splits == 1, where
 // C's old values are no input: the product writes C directly (work may be null), and where the
@@ -171,7 +182,7 @@ cudaError_t tf32x3_fused_product(int m, int n, int k, float alpha, const float* 
                                  Tf32x3Kernel kernel = Tf32x3Kernel::p64_ordered_fused);
 cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float* a3, const float* b3, int64_t ld3,
                                  float beta, float* c, int64_t ldc, cudaStream_t s,
-                                 Tf32x3Kernel kernel = kTf32x3DefaultKernel, int splits = 1, float* work = nullptr,
+                                 Tf32x3Kernel kernel = kTf32x3DefaultKernel, Tf32x3Split plan = {}, float* work = nullptr,
                                  const Tf32x3Stats* device_stats = nullptr);
 
 }  // namespace myblas

@@ -24,6 +24,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/data.h"
@@ -296,14 +297,20 @@ TEST(Tf32x3Schedule, SplitKSlicesAndChoice) {
       }
     }
   // On the H100's 132 SMs (tiles of 192 x 128, k-blocks of 32 of the 3k terms):
-  EXPECT_EQ(myblas::tf32x3_splitk_choose(1024, 1024, 3 * 1024, 132), 2);  // 48 tiles: 96 units
-  EXPECT_EQ(myblas::tf32x3_splitk_choose(2048, 2048, 3 * 2048, 132), 3);  // 176 tiles: 528 = 4 waves
-  EXPECT_EQ(myblas::tf32x3_splitk_choose(4096, 4096, 3 * 4096, 132), 1);  // 704 tiles: over 4 waves
-  EXPECT_EQ(myblas::tf32x3_splitk_choose(8192, 8192, 3 * 8192, 132), 1);
-  EXPECT_EQ(myblas::tf32x3_splitk_choose(1024, 1024, 3 * 256, 132), 1);   // 24 k-blocks: none to spare
-  EXPECT_EQ(myblas::tf32x3_splitk_choose(0, 1024, 3 * 1024, 132), 1);
+  auto plan = [](int m, int n, int k) {
+    const myblas::Tf32x3Split q = myblas::tf32x3_splitk_choose(m, n, 3 * k, 132);
+    return std::make_pair(q.splits, q.whole);
+  };
+  EXPECT_EQ(plan(1024, 1024, 1024), std::make_pair(2, 0));  // 48 tiles, all in 2: 96 units
+  EXPECT_EQ(plan(2048, 2048, 2048), std::make_pair(3, 0));  // 176 tiles, all in 3: 528 = 4 waves
+  EXPECT_EQ(plan(4096, 4096, 4096), std::make_pair(3, 660));  // 704 tiles: 5 waves whole, 44 in 3
+  EXPECT_EQ(plan(8192, 8192, 8192).first, 1);  // 2752 tiles: a last wave of 112, none to gain
+  EXPECT_EQ(plan(1024, 1024, 256).first, 1);   // 24 k-blocks: none to spare
+  EXPECT_EQ(plan(0, 1024, 1024).first, 1);
   EXPECT_EQ(myblas::tf32x3_splitk_work_floats(100, 30, 1), 0u);
-  EXPECT_EQ(myblas::tf32x3_splitk_work_floats(100, 30, 3), 9000u);
+  EXPECT_EQ(myblas::tf32x3_splitk_work_floats(100, 30, 3), 3u * 192 * 128);  // one tile's slot a slice
+  EXPECT_EQ(myblas::tf32x3_splitk_work_floats(4096, 4096, myblas::Tf32x3Split(3, 660)), 3u * 44 * 192 * 128);
+  EXPECT_EQ(myblas::tf32x3_fused_work_floats(100, 30, 1), 192u * 128);
   for (int tiles : {1, 48, 100, 176, 500})
     for (int nk : {1, 30, 96, 500}) {
       const int s = sc::splitk_choose(tiles, nk, 132);
@@ -311,6 +318,49 @@ TEST(Tf32x3Schedule, SplitKSlicesAndChoice) {
       EXPECT_LE(s, 4);
       if (s > 1) EXPECT_GE(nk / s, 24) << tiles << " " << nk;
     }
+}
+
+// Every plan's work units cover each tile's k-blocks exactly once, in slices of at least 24
+// k-blocks; divided tiles' slots are distinct and within the scratch the plan sizes; from 4 waves
+// of tiles up only the last, partial wave is divided and its units fit one wave.
+TEST(Tf32x3Schedule, SplitPlansCoverEveryTileOnce) {
+  namespace sc = myblas::tf32x3_schedule;
+  for (int sms : {1, 7, 132})
+    for (int tiles : {1, 5, 48, 131, 132, 133, 528, 560, 704, 1000, 2752})
+      for (int nk : {1, 23, 24, 96, 384}) {
+        const sc::SplitPlan q = sc::split_plan(tiles, nk, sms);
+        SCOPED_TRACE(std::to_string(sms) + " SMs, " + std::to_string(tiles) + " tiles, " + std::to_string(nk) +
+                     " k-blocks: plan " + std::to_string(q.splits) + " after " + std::to_string(q.whole));
+        ASSERT_GE(q.splits, 1);
+        ASSERT_LE(q.splits, 4);
+        ASSERT_GE(q.whole, 0);
+        ASSERT_LE(q.whole, tiles);
+        if (q.splits == 1) EXPECT_EQ(q.whole, tiles);
+        if (q.splits > 1) EXPECT_GE(nk / q.splits, 24);
+        if (tiles >= 4 * sms && q.splits > 1) {
+          EXPECT_EQ(q.whole % sms, 0);
+          EXPECT_LE((tiles - q.whole) * q.splits, sms);
+        }
+        const int units = sc::plan_units(tiles, q.whole, q.splits);
+        std::vector<int> covered(size_t(tiles) * nk, 0), slot_used((tiles - q.whole) * q.splits, 0);
+        for (int u = 0; u < units; ++u) {
+          const sc::WorkUnit w = sc::work_unit(u, tiles, q.whole);
+          ASSERT_GE(w.tile, 0);
+          ASSERT_LT(w.tile, tiles);
+          const bool whole = w.slot < 0;
+          EXPECT_EQ(whole, w.tile < q.whole);
+          const int kb0 = whole ? 0 : sc::slice_begin(nk, q.splits, w.slice);
+          const int kb1 = whole ? nk : sc::slice_begin(nk, q.splits, w.slice + 1);
+          for (int kb = kb0; kb < kb1; ++kb) ++covered[size_t(w.tile) * nk + kb];
+          if (!whole) {
+            ASSERT_LT(w.slot, int(slot_used.size()));
+            ++slot_used[w.slot];
+            EXPECT_EQ(w.slot, w.slice * (tiles - q.whole) + (w.tile - q.whole));  // (the last pass's rule)
+          }
+        }
+        EXPECT_EQ(std::count(covered.begin(), covered.end(), 1), int64_t(covered.size()));
+        EXPECT_EQ(std::count(slot_used.begin(), slot_used.end(), 1), int64_t(slot_used.size()));
+      }
 }
 
 // The ordered variants' turns, run as the two consumers would: a named barrier completes when
@@ -479,7 +529,7 @@ void expect_product(const std::string& what, int m, int n, int k, float alpha, f
 // beta == 0 ignores NaN in C. Returns C (without padding checks) for bitwise comparisons.
 std::vector<float> product_case(myblas::Tf32x3Kernel kernel, int m, int n, int k, float alpha, float beta,
                                 const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& c0,
-                                int splits = 1) {
+                                myblas::Tf32x3Split plan = {}) {
   const int ldc = m + 3;
   const int64_t fa = myblas::tf32x3_operand_floats(kernel, k, m), fb = myblas::tf32x3_operand_floats(kernel, k, n);
   std::vector<float> scratch(size_t(fa + fb) + 64, 0.f);
@@ -499,16 +549,18 @@ std::vector<float> product_case(myblas::Tf32x3Kernel kernel, int m, int n, int k
   auto* st = reinterpret_cast<myblas::Tf32x3Stats*>(ds.ptr);
   EXPECT_EQ(cudaMemset(st, 0, sizeof *st), cudaSuccess);
   EXPECT_EQ(myblas::tf32x3_split(oa, ob, st, nullptr), cudaSuccess);
-  std::vector<float> work_init(myblas::tf32x3_splitk_work_floats(m, n, splits) + 1, NAN);  // (fully overwritten)
+  const size_t work = myblas::tf32x3_splitk_work_floats(m, n, plan);
+  std::vector<float> work_init(work + 4, NAN);  // (fully overwritten)
   DevBuf dw(work_init, 0);
   EXPECT_EQ(myblas::tf32x3_wgmma_product(m, n, 3 * k, alpha, oa.dst, ob.dst, oa.ldd, beta, dc.ptr, ldc, nullptr, kernel,
-                                         splits, splits > 1 ? dw.ptr : nullptr),
+                                         plan, work ? dw.ptr : nullptr),
             cudaSuccess);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<float> got(cin.size());
   dc.download(&got);
-  expect_product(std::string(myblas::tf32x3_kernel_name(kernel)) + " split-K " + std::to_string(splits), m, n, k,
-                 alpha, beta, a, b, c0, got);
+  expect_product(std::string(myblas::tf32x3_kernel_name(kernel)) + " split-K " + std::to_string(plan.splits) +
+                     " after " + std::to_string(plan.whole) + " whole tiles",
+                 m, n, k, alpha, beta, a, b, c0, got);
   return got;
 }
 
@@ -543,7 +595,7 @@ std::vector<float> fused_case(myblas::Tf32x3Kernel kernel, char ta, char tb, int
   if (beta == 0.f)
     for (int j = 0; j < n; ++j)
       for (int i = 0; i < m; ++i) cin[i + size_t(j) * ldc] = NAN;
-  DevBuf dc(cin, 0), dw(std::vector<float>(size_t(splits) * m * n, NAN), 0);  // (work: fully overwritten)
+  DevBuf dc(cin, 0), dw(std::vector<float>(myblas::tf32x3_fused_work_floats(m, n, splits), NAN), 0);  // (overwritten)
   auto* st = reinterpret_cast<myblas::Tf32x3Stats*>(ds.ptr);
   EXPECT_EQ(myblas::tf32x3_fused_product(m, n, k, alpha, da.ptr, lda, ta == 'N', db.ptr, ldb, tb == 'T', beta, dc.ptr,
                                          ldc, nullptr, splits, dw.ptr, st, kernel),
@@ -628,9 +680,16 @@ TEST_P(Tf32x3ProductVariant, WithinTheProvenBound) {
   }
   for (const ProductData& d : product_data()) {
     product_case(myblas::Tf32x3Kernel(GetParam()), d.m, d.n, d.k, d.alpha, d.beta, d.a, d.b, d.c0);
-    // Split-K: 3 slices (as many as there are k-blocks where fewer), unequal ones at 43 and 70.
+    // Split-K: 3 slices (as many as there are k-blocks where fewer), unequal ones at 43 and 70;
+    // every tile divided, and only the tiles after the first 2 (on 1500 x 2200: the last 142 of
+    // 144, in the persistent order's groups; the others: all but the first 2 or none).
     const int nk = (3 * d.k + 31) / 32;
-    if (nk > 1) product_case(myblas::Tf32x3Kernel(GetParam()), d.m, d.n, d.k, d.alpha, d.beta, d.a, d.b, d.c0, std::min(3, nk));
+    const int tiles = ((d.m + 191) / 192) * ((d.n + 127) / 128);
+    if (nk > 1) {
+      product_case(myblas::Tf32x3Kernel(GetParam()), d.m, d.n, d.k, d.alpha, d.beta, d.a, d.b, d.c0, std::min(3, nk));
+      product_case(myblas::Tf32x3Kernel(GetParam()), d.m, d.n, d.k, d.alpha, d.beta, d.a, d.b, d.c0,
+                   myblas::Tf32x3Split(std::min(3, nk), std::min(2, tiles)));
+    }
   }
 }
 
@@ -699,7 +758,7 @@ TEST(Tf32x3Product, DeviceStatisticsRefusalLeavesCUntouched) {
   for (float& v : a3) v = mbtest::uniform(rng);
   for (float& v : b3) v = mbtest::uniform(rng);
   for (float& v : c0) v = mbtest::uniform(rng);
-  DevBuf da(a3, 0), db(b3, 0), dw(std::vector<float>(size_t(4) * m * n, 0.f), 0);
+  DevBuf da(a3, 0), db(b3, 0), dw(std::vector<float>(myblas::tf32x3_splitk_work_floats(m, n, 4), 0.f), 0);
   const myblas::Tf32x3Stats refused = stats_of(INFINITY, 1.f, 1.f, 1.f), taken = stats_of(1.f, 1e-7f, 1.f, 1e-7f);
   ASSERT_NE(myblas::tf32x3_refuse(refused, k), nullptr);
   ASSERT_EQ(myblas::tf32x3_refuse(taken, k), nullptr);
@@ -709,14 +768,15 @@ TEST(Tf32x3Product, DeviceStatisticsRefusalLeavesCUntouched) {
   DevBuf ds(stats_host, 0);
   const auto* d_refused = reinterpret_cast<const myblas::Tf32x3Stats*>(ds.ptr);
   const auto* d_taken = reinterpret_cast<const myblas::Tf32x3Stats*>(ds.ptr + 16);
-  for (int splits : {1, 3}) {
-    SCOPED_TRACE("split-K " + std::to_string(splits));
+  // (Without split-K, every tile in 3 slices, and the first of the 4 tiles whole, the rest in 3.)
+  for (const myblas::Tf32x3Split plan : {myblas::Tf32x3Split(1), myblas::Tf32x3Split(3), myblas::Tf32x3Split(3, 1)}) {
+    SCOPED_TRACE("split-K " + std::to_string(plan.splits) + " after " + std::to_string(plan.whole));
     std::vector<float> want(c0.size()), got(c0.size());
     // The product on a fresh copy of c0 with `stats` (nullptr: none); C as it comes back in *out.
     auto run = [&](const myblas::Tf32x3Stats* stats, std::vector<float>* out) {
       DevBuf dc(c0, 0);
       cudaError_t e = myblas::tf32x3_wgmma_product(m, n, 3 * k, 0.5f, da.ptr, db.ptr, ld3, -1.f, dc.ptr, ldc, nullptr,
-                                                   myblas::Tf32x3Kernel::p32, splits, dw.ptr, stats);
+                                                   myblas::Tf32x3Kernel::p32, plan, dw.ptr, stats);
       if (e == cudaSuccess) e = cudaDeviceSynchronize();
       if (e == cudaSuccess) dc.download(out);
       return e;
@@ -773,7 +833,7 @@ TEST_P(Tf32x3FusedVariant, StatisticsAsTheSplitsAndRefusalLeavesCUntouched) {
       auto* fused_st = reinterpret_cast<myblas::Tf32x3Stats*>(ds.ptr + 16);
       ASSERT_EQ(myblas::tf32x3_split(oa, ob, split_st, nullptr), cudaSuccess);
       for (int splits : {1, 3}) {
-        DevBuf dc(c0, 0), dw(std::vector<float>(size_t(splits) * m * n, NAN), 0);
+        DevBuf dc(c0, 0), dw(std::vector<float>(myblas::tf32x3_fused_work_floats(m, n, splits), NAN), 0);
         ASSERT_EQ(cudaMemset(fused_st, 0, sizeof *fused_st), cudaSuccess);
         ASSERT_EQ(myblas::tf32x3_fused_product(m, n, k, 0.5f, da.ptr, lda, t[0] == 'N', db.ptr, ldb, t[1] == 'T', -1.f,
                                                dc.ptr, ldc, nullptr, splits, dw.ptr, fused_st, GetParam()),

@@ -135,6 +135,14 @@ bool splitk_auto() {
   return on;
 }
 
+// The plan as the verbose line names it: ", split-K s" (every tile in s k-slices), ", split-K s
+// after w whole tiles" (only the last wave's), or nothing.
+std::string split_note(const Tf32x3Split& plan) {
+  if (plan.splits <= 1) return std::string();
+  return ", split-K " + std::to_string(plan.splits) +
+         (plan.whole > 0 ? " after " + std::to_string(plan.whole) + " whole tiles" : std::string());
+}
+
 // MYBLAS_SGEMM_TF32X3_STATS=overlap: the product is queued right after the split and checks the
 // statistics itself (tf32x3_refuse_rule on the device: a refused call writes nothing), while the
 // host waits only for their copy, not between the split and the product; unset or wait: the host
@@ -206,12 +214,16 @@ bool fused_run(const GemmProblem& p, cudaStream_t s, int dev, Tf32x3Kernel kerne
   const int nkb = (p.k + 31) / 32;
   if (splitk_auto()) {
     int sms = 0;
-    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess)
-      splits = std::min(tf32x3_splitk_choose(p.m, p.n, 3 * p.k, sms), nkb);
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess) {
+      // (The fused product divides every tile or none: a plan that divides only the last wave's
+      // tiles runs it undivided.)
+      const Tf32x3Split plan = tf32x3_splitk_choose(p.m, p.n, 3 * p.k, sms);
+      if (plan.whole == 0) splits = std::min(plan.splits, nkb);
+    }
   }
   // (beta == 0 without split-K: the product writes C itself and needs no sums in scratch.)
   const bool direct = p.beta == 0.f && splits == 1;
-  const size_t bytes = kStatsBytes + (direct ? 0 : size_t(splits) * size_t(p.m) * size_t(p.n) * 4);
+  const size_t bytes = kStatsBytes + (direct ? 0 : tf32x3_fused_work_floats(p.m, p.n, splits) * 4);
   cudaError_t e;
   Scratch* kept = kept_scratch(dev, bytes, s, &e);
   if (!kept && e != cudaSuccess) return call.refuse(note_cuda_error(e, "scratch for the fused product's sums"));
@@ -295,13 +307,13 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
   const size_t a3_bytes = (a3 * 4 + 255) / 256 * 256;
   const size_t b3_bytes = (b3 * 4 + 255) / 256 * 256;
   // Split-K's slices (MYBLAS_SGEMM_TF32X3_SPLITK=auto; kernels/sgemm_tc.h) after B3.
-  int splits = 1;
+  Tf32x3Split plan;
   if (splitk_auto()) {
     int sms = 0;
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess)
-      splits = tf32x3_splitk_choose(p.m, p.n, 3 * p.k, sms);
+      plan = tf32x3_splitk_choose(p.m, p.n, 3 * p.k, sms);
   }
-  const size_t bytes = kStatsBytes + a3_bytes + b3_bytes + tf32x3_splitk_work_floats(p.m, p.n, splits) * 4;
+  const size_t bytes = kStatsBytes + a3_bytes + b3_bytes + tf32x3_splitk_work_floats(p.m, p.n, plan) * 4;
 
   cudaError_t e;
   Scratch* kept = kept_scratch(dev, bytes, s, &e);
@@ -337,7 +349,7 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
                             "reading the split statistics", why) &&
                   cuda_step(cudaEventRecord(t_scratch.stats_landed, s), "marking the split statistics", why);
     const cudaError_t pe = queued ? tf32x3_wgmma_product(p.m, p.n, k3, p.alpha, a.dst, b.dst, ld3, p.beta,
-                                                         static_cast<float*>(p.c), p.ldc, s, kernel, splits,
+                                                         static_cast<float*>(p.c), p.ldc, s, kernel, plan,
                                                          work, d_stats)
                                   : cudaSuccess;
     if (kept) {  // (whatever was queued reads the scratch)
@@ -351,7 +363,7 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
     if (const char* no = tf32x3_refuse(*h_stats, p.k)) return call.refuse(no);
     call.note(std::string("3xTF32 (split + wgmma product ") + tf32x3_kernel_name(kernel) +
          ", sums promoted every " + std::to_string(tf32x3_kernel_promote_terms(kernel)) + " terms" +
-         (splits > 1 ? ", split-K " + std::to_string(splits) : std::string()) + ", statistics checked on the device)");
+         split_note(plan) + ", statistics checked on the device)");
     return true;
   }
   // The one wait of the call: the statistics decide between this path and FP32 before C is touched.
@@ -369,7 +381,7 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
   }
 
   const cudaError_t pe = tf32x3_wgmma_product(p.m, p.n, k3, p.alpha, a.dst, b.dst, ld3, p.beta,
-                                             static_cast<float*>(p.c), p.ldc, s, kernel, splits, work);
+                                             static_cast<float*>(p.c), p.ldc, s, kernel, plan, work);
   if (kept) {
     kept->used = true;
     kept->last_stream = s;
@@ -379,7 +391,7 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
   if (pe != cudaSuccess) return call.refuse(note_cuda_error(pe, "the 3xTF32 wgmma product"));
   call.note(std::string("3xTF32 (split + wgmma product ") + tf32x3_kernel_name(kernel) + ", sums promoted every " +
        std::to_string(tf32x3_kernel_promote_terms(kernel)) + " terms" +
-       (splits > 1 ? ", split-K " + std::to_string(splits) : std::string()) + ")");
+       split_note(plan) + ")");
   return true;
 }
 

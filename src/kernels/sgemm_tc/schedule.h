@@ -25,6 +25,23 @@ TF32X3_HD int block_tiles(int tiles, int block, int grid) { return block < tiles
 // covers k-blocks [slice_begin(s), slice_begin(s + 1)), within one of each other in length.
 TF32X3_HD int slice_begin(int nk, int splits, int s) { return int((long long)nk * s / splits); }
 
+// The split plan (tf32x3_splitk_choose): the product's work units are first `whole` tiles run
+// whole (their sums go to C), then the other tiles - whole tiles, each divided into `splits`
+// k-slices (units whose FP32 sums go to their own slot of the scratch, added by a last pass).
+// whole == 0 divides every tile (split-K); whole == tiles (or splits == 1 with whole == tiles)
+// divides none. A divided unit's slot is (slice x divided tiles + its index among them), so that
+// the units running at once share their k-range.
+struct WorkUnit {
+  int tile, slice;  // the tile in the persistent order, and its k-slice (0 for a whole tile)
+  int slot;         // -1: a whole tile; else its place in the scratch
+};
+TF32X3_HD int plan_units(int tiles, int whole, int splits) { return whole + (tiles - whole) * splits; }
+TF32X3_HD WorkUnit work_unit(int u, int tiles, int whole) {
+  if (u < whole) return WorkUnit{u, 0, -1};
+  const int v = u - whole, divided = tiles - whole;
+  return WorkUnit{whole + v % divided, v / divided, v};
+}
+
 // The two-part layout (p64_ordered_2part): k-block kb of the 3k-deep product, nkp k-blocks per
 // part, is k-block `block` of the parts named by a_small and b_small (false: big(x), true:
 // small(x)): the first nkp blocks multiply big(A) big(B), the next small(A) big(B), the last
@@ -81,6 +98,28 @@ inline int splitk_choose(int tiles, int nk, int sms) {
     }
   }
   return best;
+}
+
+// The split plan for `tiles` tiles of nk k-blocks on `sms` multiprocessors. Under 4 waves of
+// tiles every tile is divided (splitk_choose; whole = 0, or whole = tiles when it keeps 1).
+// From 4 waves up the whole waves run whole and only the last, partial wave's tiles are divided,
+// into as many slices as fit one wave (at most 4, each at least 24 k-blocks), so that the last
+// wave takes 1/splits of a tile's time instead of all of it (4096^3 on 132 SMs: 704 tiles, 5
+// waves whole and 44 tiles in 3 slices, 5.33 tile times instead of 6).
+struct SplitPlan {
+  int splits, whole;
+};
+inline SplitPlan split_plan(int tiles, int nk, int sms) {
+  if (tiles <= 0 || sms <= 0) return SplitPlan{1, tiles > 0 ? tiles : 0};
+  if (tiles < 4 * sms) {
+    const int s = splitk_choose(tiles, nk, sms);
+    return SplitPlan{s, s > 1 ? 0 : tiles};
+  }
+  const int rem = tiles % sms;
+  if (rem == 0) return SplitPlan{1, tiles};
+  int s = sms / rem < 4 ? sms / rem : 4;
+  while (s > 1 && nk / s < 24) --s;
+  return s > 1 ? SplitPlan{s, tiles - rem} : SplitPlan{1, tiles};
 }
 
 }  // namespace tf32x3_schedule

@@ -100,18 +100,43 @@ struct Params {
   float alpha, beta;
   int tiles_i, tiles_j;
   int vec2;  // C takes 8-byte stores of two neighbouring rows
-  int splits;       // k-slices per tile (split-K; 1: none)
-  float* work;      // splits > 1: the slices' sums, splits x (m x n, leading dimension m)
-  int work_vec2;    // the same as vec2, for work
+  int splits;       // k-slices per divided tile (split-K; tf32x3_schedule::work_unit)
+  int whole;        // tiles run whole (sums to C) before the divided ones (sums to slots of work)
+  float* work;      // the divided units' sums: 192 x 128 slots (tf32x3_splitk_work_floats)
   const Tf32x3Stats* stats;  // non-null: refuse (write nothing) where tf32x3_refuse_rule says so
   int nkp;          // the two-part layout: k-blocks per part (the product's are 3 nkp)
-  int via_work;     // every unit's raw sums go to its slice of work (split-K, and the fused variant)
   // The fused variant: the statistics it gathers, whether A and B arrive m- or n-contiguous (to be
   // transposed to K-major), and the operands' k-blocks.
   Tf32x3Stats* gather;
   int a_mn_major, b_mn_major;
   int nkb;
 };
+
+// The persistent order's tile t (groups of kGroupRows tile columns, walked down each group).
+__device__ __forceinline__ void tile_coords(int t, const Params& p, int* tj, int* ti) {
+  const int per_group = kGroupRows * p.tiles_i;
+  const int first = (t / per_group) * kGroupRows;
+  const int rows = min(p.tiles_j - first, kGroupRows);
+  const int r = t % per_group;
+  *tj = first + r % rows;
+  *ti = r / rows;
+}
+
+// Work unit u of the plan (tf32x3_schedule::work_unit): its tile, its k-blocks [kb0, kb1) of nk,
+// and its slot in work (-1: a whole tile, stored to C).
+struct UnitPlace {
+  int tj, ti, kb0, kb1, slot;
+};
+__device__ __forceinline__ UnitPlace unit_place(int u, const Params& p, int tiles, int nk) {
+  namespace sc = tf32x3_schedule;
+  const sc::WorkUnit w = sc::work_unit(u, tiles, p.whole);
+  UnitPlace q;
+  tile_coords(w.tile, p, &q.tj, &q.ti);
+  q.slot = w.slot;
+  q.kb0 = w.slot < 0 ? 0 : sc::slice_begin(nk, p.splits, w.slice);
+  q.kb1 = w.slot < 0 ? nk : sc::slice_begin(nk, p.splits, w.slice + 1);
+  return q;
+}
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 // Shared-memory matrix descriptor of a K-major operand, 128-byte swizzle: rows of 128 bytes along
@@ -149,15 +174,6 @@ struct Ring {
     }
   }
 };
-
-__device__ __forceinline__ void tile_coords(int t, const Params& p, int* tj, int* ti) {
-  const int per_group = kGroupRows * p.tiles_i;
-  const int first = (t / per_group) * kGroupRows;
-  const int rows = min(p.tiles_j - first, kGroupRows);
-  const int r = t % per_group;
-  *tj = first + r % rows;
-  *ti = r / rows;
-}
 
 // One thread's share of a consumer's 64 x kBI result, stored to C(i, j) = D(j, i). Fragment layout
 // of wgmma D (m64nN, f32): warp w of the warpgroup holds rows 16w..16w+15; lane l holds rows l/4
@@ -205,20 +221,22 @@ __device__ __forceinline__ void store_tile(const Params& p, const float (&d)[kAc
   }
 }
 
-// A work unit's sums: into C (alpha, beta) without split-K, else raw into its slice of work.
-__device__ __forceinline__ void store_unit(const Params& p, const float (&d)[kAcc], int slice, int j_base,
-                                           int i_base) {
-  if (!p.via_work) {
-    store_tile(p, d, j_base, i_base);
+// A consumer's share (cw) of a work unit's sums: a whole tile's into C (alpha, beta), a divided
+// one's raw into its slot of work (the tile's 192 x 128 sums, column-major, edge rows included).
+__device__ __forceinline__ void store_unit(const Params& p, const float (&d)[kAcc], const UnitPlace& u, int cw) {
+  if (u.slot < 0) {
+    store_tile(p, d, u.tj * kBJ + 64 * cw, u.ti * kBI);
     return;
   }
   Params w = p;
-  w.c = p.work + int64_t(slice) * p.m * p.n;
-  w.ldc = p.m;
+  w.c = p.work + int64_t(u.slot) * (kBI * kBJ);
+  w.ldc = kBI;
+  w.m = kBI;
+  w.n = kBJ;
   w.alpha = 1.f;
   w.beta = 0.f;
-  w.vec2 = p.work_vec2;
-  store_tile(w, d, j_base, i_base);
+  w.vec2 = 1;
+  store_tile(w, d, 64 * cw, 0);
 }
 
 // One tile's main loop of a consumer without halves (p32, p64, the ordered ones): each chunk of
@@ -428,7 +446,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   __syncthreads();
   namespace sc = tf32x3_schedule;
   const int tiles = p.tiles_i * p.tiles_j;
-  const int units = tiles * p.splits;  // (tile, k-slice) pairs; splits == 1: the tiles
+  const int units = tf32x3_schedule::plan_units(tiles, p.whole, p.splits);
   const int nk = V::kTwoParts ? 3 * p.nkp : (p.k3 + kBK - 1) / kBK;
 
   if (wg == 0) {  // producer
@@ -438,15 +456,12 @@ __global__ void __launch_bounds__(kThreads, 1)
       asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tm_a)) : "memory");
       Ring r;
       for (int u = blockIdx.x; u < units; u += gridDim.x) {
-        int tj, ti;
-        tile_coords(u % tiles, p, &tj, &ti);
-        const int slice = u / tiles;
-        const int kb1 = sc::slice_begin(nk, p.splits, slice + 1);
-        for (int kb = sc::slice_begin(nk, p.splits, slice); kb < kb1; ++kb) {
+        const UnitPlace w = unit_place(u, p, tiles, nk);
+        for (int kb = w.kb0; kb < w.kb1; ++kb) {
           mbar_wait(empty0 + 8 * r.s, r.phase ^ 1);
           const uint32_t full = full0 + 8 * r.s;
           const uint32_t sb = base + r.s * kStageBytes, sa = sb + kBytesB;
-          int kx = kb * kBK, line_b = tj * kBJ, line_a = ti * kBI;
+          int kx = kb * kBK, line_b = w.tj * kBJ, line_a = w.ti * kBI;
           if constexpr (V::kTwoParts) {  // the maps span both parts: lines [0, mn) big, [mn, 2 mn) small
             const sc::TwoPartBlock q = sc::two_part_block(kb, p.nkp);
             kx = q.block * kBK;
@@ -468,33 +483,25 @@ __global__ void __launch_bounds__(kThreads, 1)
     if constexpr (V::kHalves) {
       float acc0[kHalf], acc1[kHalf];  // the two halves' sums of the chunk, in the tensor cores' accumulators
       for (int u = blockIdx.x; u < units; u += gridDim.x) {
-        int tj, ti;
-        tile_coords(u % tiles, p, &tj, &ti);
-        const int slice = u / tiles;
+        const UnitPlace w = unit_place(u, p, tiles, nk);
 #pragma unroll
         for (int i = 0; i < kAcc; ++i) sum[i] = 0.f;
 #pragma unroll
         for (int i = 0; i < kHalf; ++i) acc0[i] = acc1[i] = 0.f;  // (their lives end before the epilogue)
-        tile_halves<V>(sum, acc0, acc1, ring,
-                       sc::slice_begin(nk, p.splits, slice + 1) - sc::slice_begin(nk, p.splits, slice), cw, base,
-                       full0, empty0);
-        store_unit(p, sum, slice, tj * kBJ + 64 * cw, ti * kBI);
+        tile_halves<V>(sum, acc0, acc1, ring, w.kb1 - w.kb0, cw, base, full0, empty0);
+        store_unit(p, sum, w, cw);
       }
     } else {
       float acc[kAcc];  // a chunk's sums, in the tensor cores' accumulators
       if (V::kOrdered && tf32x3_schedule::signals_before_first(cw)) bar_arrive(tf32x3_schedule::turn_barrier(1 - cw));
       for (int u = blockIdx.x; u < units; u += gridDim.x) {
-        int tj, ti;
-        tile_coords(u % tiles, p, &tj, &ti);
-        const int slice = u / tiles;
+        const UnitPlace w = unit_place(u, p, tiles, nk);
         // (Zeroing acc too, though each chunk's first wgmma overwrites it, ends its life at the
         // previous tile's last promotion, so the epilogue has its registers.)
 #pragma unroll
         for (int i = 0; i < kAcc; ++i) sum[i] = acc[i] = 0.f;
-        tile_whole<V>(sum, acc, ring,
-                      sc::slice_begin(nk, p.splits, slice + 1) - sc::slice_begin(nk, p.splits, slice), cw, base,
-                      full0, empty0);
-        store_unit(p, sum, slice, tj * kBJ + 64 * cw, ti * kBI);
+        tile_whole<V>(sum, acc, ring, w.kb1 - w.kb0, cw, base, full0, empty0);
+        store_unit(p, sum, w, cw);
       }
       if (V::kOrdered && tf32x3_schedule::waits_after_last(cw)) bar_sync(tf32x3_schedule::turn_barrier(cw));
     }
@@ -509,9 +516,9 @@ struct FusedWalk {
   int u, kb, kb1;
   __device__ __forceinline__ bool unit(const Params& p, int tiles, int units) {
     if (u >= units) return false;
-    const int slice = u / tiles;
-    kb = tf32x3_schedule::slice_begin(p.nkb, p.splits, slice);
-    kb1 = tf32x3_schedule::slice_begin(p.nkb, p.splits, slice + 1);
+    const UnitPlace w = unit_place(u, p, tiles, p.nkb);
+    kb = w.kb0;
+    kb1 = w.kb1;
     return true;
   }
   __device__ __forceinline__ bool next(const Params& p, int tiles, int units) {
@@ -567,7 +574,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   __syncthreads();
   namespace sc = tf32x3_schedule;
   const int tiles = p.tiles_i * p.tiles_j;
-  const int units = tiles * p.splits;
+  const int units = sc::plan_units(tiles, p.whole, p.splits);
   const int nk = p.nkb;
 
   if (wg == 0) {  // the split
@@ -585,8 +592,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       FusedWalk cur{int(blockIdx.x), 0, 0};
       bool have = cur.unit(p, tiles, units);
       auto load = [&](const FusedWalk& w, bool b, int slot) {  // (thread 0)
-        int tj, ti;
-        tile_coords(w.u % tiles, p, &tj, &ti);
+        const UnitPlace q = unit_place(w.u, p, tiles, nk);
+        const int tj = q.tj, ti = q.ti;
         if (b) {
           mbar_expect_tx(landed, kBytesB);
           fused_load(&tm_b, rawb, landed, p.b_mn_major, tj * kBJ, w.kb * kBK);
@@ -623,13 +630,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     }
     for (int u = blockIdx.x; !kAhead && u < units; u += gridDim.x) {
-      int tj, ti;
-      tile_coords(u % tiles, p, &tj, &ti);
-      const int slice = u / tiles;
-      const int kb1 = sc::slice_begin(nk, p.splits, slice + 1);
-      for (int kb = sc::slice_begin(nk, p.splits, slice); kb < kb1; ++kb) {
+      const UnitPlace w = unit_place(u, p, tiles, nk);
+      for (int kb = w.kb0; kb < w.kb1; ++kb) {
         if (t == 0) {  // (the raw area is free: every thread passed the barrier after the last split)
-          const int kx = kb * kBK, line_b = tj * kBJ, line_a = ti * kBI;
+          const int kx = kb * kBK, line_b = w.tj * kBJ, line_a = w.ti * kBI;
           mbar_expect_tx(landed, kBytesB + kBytesA);
           if (p.b_mn_major) tma_load_2d(rawb, &tm_b, landed, line_b, kx);
           else tma_load_2d(rawb, &tm_b, landed, kx, line_b);
@@ -670,34 +674,45 @@ __global__ void __launch_bounds__(kThreads, 1)
     Ring ring;
     if (sc::signals_before_first(cw)) bar_arrive(sc::turn_barrier(1 - cw));
     for (int u = blockIdx.x; u < units; u += gridDim.x) {
-      int tj, ti;
-      tile_coords(u % tiles, p, &tj, &ti);
-      const int slice = u / tiles;
+      const UnitPlace w = unit_place(u, p, tiles, nk);
 #pragma unroll
       for (int i = 0; i < kAcc; ++i) sum[i] = acc[i] = 0.f;
-      tile_fused<kStages>(sum, acc, ring,
-                          sc::slice_begin(nk, p.splits, slice + 1) - sc::slice_begin(nk, p.splits, slice), cw, base,
-                          full0, empty0);
-      store_unit(p, sum, slice, tj * kBJ + 64 * cw, ti * kBI);
+      tile_fused<kStages>(sum, acc, ring, w.kb1 - w.kb0, cw, base, full0, empty0);
+      store_unit(p, sum, w, cw);
     }
     if (sc::waits_after_last(cw)) bar_sync(sc::turn_barrier(cw));
   }
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 }
 
-// Split-K's last pass: C := alpha * (work_0 + ... + work_{splits-1}) + beta * C, the slices added
-// in order; beta == 0 never reads C.
-__global__ void splitk_reduce_kernel(const float* __restrict__ work, int splits, int m, int n, float alpha,
-                                     float beta, float* __restrict__ c, int64_t ldc, const Tf32x3Stats* stats, int k) {
+// Split-K's last pass, a block per divided tile (tiles whole .. tiles - 1 of the persistent
+// order): C := alpha * (slot_0 + ... + slot_{splits-1}) + beta * C over the tile's elements in C,
+// the slices added in order; beta == 0 never reads C. Writes nothing where `stats` refuse.
+__global__ void splitk_reduce_kernel(Params p, const Tf32x3Stats* stats, int k) {
   if (stats && tf32x3_refuse_rule(*stats, k)) return;
-  const int64_t mn = int64_t(m) * n;
-  for (int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; t < mn; t += int64_t(gridDim.x) * blockDim.x) {
-    float s = work[t];
-    for (int q = 1; q < splits; ++q) s += work[t + q * mn];
-    const int64_t i = t % m, j = t / m;
-    float* cij = c + i + j * ldc;
-    *cij = beta == 0.f ? alpha * s : fmaf(beta, *cij, alpha * s);
+  const int tiles = p.tiles_i * p.tiles_j, divided = tiles - p.whole;
+  for (int d = blockIdx.x; d < divided; d += gridDim.x) {
+    int tj, ti;
+    tile_coords(p.whole + d, p, &tj, &ti);
+    const int rows = min(kBI, p.m - ti * kBI), cols = min(kBJ, p.n - tj * kBJ);
+    for (int e = threadIdx.x; e < kBI * kBJ; e += blockDim.x) {
+      const int li = e % kBI, lj = e / kBI;
+      if (li >= rows || lj >= cols) continue;
+      const float* w = p.work + int64_t(d) * (kBI * kBJ) + e;
+      float s = w[0];
+      for (int q = 1; q < p.splits; ++q) s += w[int64_t(q) * divided * (kBI * kBJ)];
+      float* cij = p.c + (ti * kBI + li) + int64_t(tj * kBJ + lj) * p.ldc;
+      *cij = p.beta == 0.f ? p.alpha * s : fmaf(p.beta, *cij, p.alpha * s);
+    }
   }
+}
+
+// The last pass over the divided tiles of p's plan, where there are any.
+cudaError_t reduce_divided(const Params& p, const Tf32x3Stats* stats, int k, int sms, cudaStream_t s) {
+  const int divided = p.tiles_i * p.tiles_j - p.whole;
+  if (divided <= 0) return cudaSuccess;
+  splitk_reduce_kernel<<<std::min(divided, 8 * sms), 256, 0, s>>>(p, stats, k);
+  return cudaGetLastError();
 }
 
 // A 2-D FP32 tensor map over a k-contiguous operand: k3 elements per line, `lines` lines ld3
@@ -766,25 +781,42 @@ Tf32x3Kernel tf32x3_kernel_from_env(std::string* unknown) {
   return k;
 }
 
-int tf32x3_splitk_choose(int m, int n, int k3, int sms) {
-  if (m <= 0 || n <= 0 || k3 <= 0) return 1;
-  const int64_t tiles = int64_t((m + kBI - 1) / kBI) * ((n + kBJ - 1) / kBJ);
-  if (tiles > INT32_MAX) return 1;
-  return tf32x3_schedule::splitk_choose(int(tiles), (k3 + kBK - 1) / kBK, sms);
+namespace {
+int64_t tile_count(int m, int n) { return int64_t((m + kBI - 1) / kBI) * ((n + kBJ - 1) / kBJ); }
+}  // namespace
+
+Tf32x3Split tf32x3_splitk_choose(int m, int n, int k3, int sms) {
+  if (m <= 0 || n <= 0 || k3 <= 0) return Tf32x3Split(1);
+  const int64_t tiles = tile_count(m, n);
+  if (tiles > INT32_MAX) return Tf32x3Split(1);
+  const tf32x3_schedule::SplitPlan q = tf32x3_schedule::split_plan(int(tiles), (k3 + kBK - 1) / kBK, sms);
+  return Tf32x3Split(q.splits, q.whole);
 }
 
-size_t tf32x3_splitk_work_floats(int m, int n, int splits) {
-  return splits > 1 ? size_t(splits) * size_t(m) * size_t(n) : 0;
+size_t tf32x3_splitk_work_floats(int m, int n, Tf32x3Split plan) {
+  if (plan.splits <= 1 || m <= 0 || n <= 0) return 0;
+  const int64_t divided = tile_count(m, n) - std::max(plan.whole, 0);
+  return divided > 0 ? size_t(plan.splits) * size_t(divided) * (kBI * kBJ) : 0;
+}
+
+size_t tf32x3_fused_work_floats(int m, int n, int splits) {
+  return m > 0 && n > 0 && splits > 0 ? size_t(splits) * size_t(tile_count(m, n)) * (kBI * kBJ) : 0;
 }
 
 cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float* a3, const float* b3, int64_t ld3,
-                                 float beta, float* c, int64_t ldc, cudaStream_t s, Tf32x3Kernel kernel, int splits,
-                                 float* work, const Tf32x3Stats* device_stats) {
+                                 float beta, float* c, int64_t ldc, cudaStream_t s, Tf32x3Kernel kernel,
+                                 Tf32x3Split plan, float* work, const Tf32x3Stats* device_stats) {
   int sms = 0;
   if (!sm90a_ready(&sms)) return cudaErrorInvalidDeviceFunction;
   const bool two_parts = tf32x3_kernel_two_parts(kernel);
   const int nk = two_parts ? 3 * ((k3 / 3 + kBK - 1) / kBK) : (k3 + kBK - 1) / kBK;
-  if (splits < 1 || splits > nk || (splits > 1 && !work)) return cudaErrorInvalidValue;
+  const int64_t tiles = tile_count(m, n);
+  if (tiles > INT32_MAX) return cudaErrorInvalidValue;
+  const int splits = plan.splits;
+  const int whole = splits == 1 ? int(tiles) : plan.whole;
+  if (splits < 1 || splits > nk || whole < 0 || whole > tiles) return cudaErrorInvalidValue;
+  if (splits > 1 && whole < tiles && !work) return cudaErrorInvalidValue;
+  if (reinterpret_cast<uintptr_t>(work) % 16) return cudaErrorInvalidValue;
   if (tf32x3_kernel_fused(kernel)) return cudaErrorInvalidValue;  // (it takes the operands: tf32x3_fused_product)
   if (device_stats && k3 % 3) return cudaErrorInvalidValue;
   if (reinterpret_cast<uintptr_t>(a3) % 16 || reinterpret_cast<uintptr_t>(b3) % 16 || ld3 % 4)
@@ -809,15 +841,14 @@ cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float*
   p.tiles_j = (n + kBJ - 1) / kBJ;
   p.vec2 = reinterpret_cast<uintptr_t>(c) % 8 == 0 && ldc % 2 == 0;
   p.splits = splits;
+  p.whole = whole;
   p.work = work;
-  p.work_vec2 = reinterpret_cast<uintptr_t>(work) % 8 == 0 && m % 2 == 0;
   p.stats = device_stats;
   p.nkp = two_parts ? (k3 / 3 + kBK - 1) / kBK : 0;
-  p.via_work = splits > 1;
   p.gather = nullptr;
   p.a_mn_major = p.b_mn_major = 0;
   p.nkb = 0;
-  const int64_t units = int64_t(p.tiles_i) * p.tiles_j * splits;
+  const int64_t units = whole + (tiles - whole) * int64_t(splits);
   if (units > INT32_MAX) return cudaErrorInvalidValue;
   const int grid = int(units < sms ? units : sms);
   cudaError_t e = cudaErrorInvalidValue;  // (not a variant)
@@ -832,11 +863,8 @@ cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float*
     case Tf32x3Kernel::p64_ordered_fused:
     case Tf32x3Kernel::p64_ordered_fused_ahead: break;  // (refused above)
   }
-  if (e != cudaSuccess || splits == 1) return e;
-  const int64_t mn = int64_t(m) * n;
-  const int blocks = int(std::min<int64_t>((mn + 255) / 256, int64_t(sms) * 16));
-  splitk_reduce_kernel<<<blocks, 256, 0, s>>>(work, splits, m, n, alpha, beta, c, ldc, device_stats, k3 / 3);
-  return cudaGetLastError();
+  if (e != cudaSuccess) return e;
+  return reduce_divided(p, device_stats, k3 / 3, sms, s);
 }
 
 const char* tf32x3_fused_can_implement(uintptr_t a, int64_t lda, uintptr_t b, int64_t ldb) {
@@ -893,26 +921,22 @@ cudaError_t tf32x3_fused_product(int m, int n, int k, float alpha, const float* 
   p.tiles_j = (n + kBJ - 1) / kBJ;
   p.vec2 = reinterpret_cast<uintptr_t>(c) % 8 == 0 && ldc % 2 == 0;
   p.splits = splits;
+  p.whole = direct ? p.tiles_i * p.tiles_j : 0;  // (else every unit's sums wait in work for the verdict)
   p.work = work;
-  p.work_vec2 = reinterpret_cast<uintptr_t>(work) % 8 == 0 && m % 2 == 0;
   p.stats = nullptr;
   p.nkp = 0;
-  p.via_work = !direct;
   p.gather = stats;
   p.a_mn_major = a_k_in_cols;
   p.b_mn_major = b_k_in_cols;
   p.nkb = nkb;
-  const int64_t units = int64_t(p.tiles_i) * p.tiles_j * splits;
+  const int64_t units = tile_count(m, n) * splits;
   if (units > INT32_MAX) return cudaErrorInvalidValue;
+  if (reinterpret_cast<uintptr_t>(work) % 16) return cudaErrorInvalidValue;
   const int grid = int(units < sms ? units : sms);
   cudaError_t e = kernel == Tf32x3Kernel::p64_ordered_fused_ahead ? fused_launch<true>(tb, ta, p, grid, s)
                                                                    : fused_launch<false>(tb, ta, p, grid, s);
   if (e != cudaSuccess) return e;
-  const int64_t mn = int64_t(m) * n;
-  const int blocks = int(std::min<int64_t>((mn + 255) / 256, int64_t(sms) * 16));
-  if (direct) return cudaSuccess;
-  splitk_reduce_kernel<<<blocks, 256, 0, s>>>(work, splits, m, n, alpha, beta, c, ldc, stats, k);
-  return cudaGetLastError();
+  return reduce_divided(p, stats, k, sms, s);
 }
 
 }  // namespace myblas
