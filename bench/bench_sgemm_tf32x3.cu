@@ -592,11 +592,15 @@ void speed_variants(FILE* csv) {
     const int64_t ld3 = myblas::tf32x3_ld(s.k);
     int sms = 0;
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    const myblas::Tf32x3Split plan = myblas::tf32x3_splitk_choose(s.m, s.n, 3 * s.k, sms);
-    const int splits = plan.splits;  // (1: no split-K rows)
-    const size_t sper = size_t(splitk_offset(s.m, s.n, s.k)) +
-                        std::max(myblas::tf32x3_splitk_work_floats(s.m, s.n, plan),
-                                 myblas::tf32x3_fused_work_floats(s.m, s.n, splits));
+    // A variant's plan of work (splits 1: no split-K rows; the paired variant plans pairs of tiles).
+    auto plan_of = [&](myblas::Tf32x3Kernel kv) { return myblas::tf32x3_splitk_choose(s.m, s.n, 3 * s.k, sms, kv); };
+    size_t work_most = 0;
+    for (const auto kv : g_kernels) {
+      const myblas::Tf32x3Split q = plan_of(kv);
+      work_most = std::max({work_most, myblas::tf32x3_splitk_work_floats(s.m, s.n, q, kv),
+                            myblas::tf32x3_fused_work_floats(s.m, s.n, q.splits)});
+    }
+    const size_t sper = size_t(splitk_offset(s.m, s.n, s.k)) + work_most;
     const int ssets = int(std::max<size_t>(1, (bench::kRotateBytes + sper * 4 - 1) / (sper * 4)));
     float* sbuf = dalloc<float>(sper * ssets);
     auto S = [&](int t) { return sbuf + sper * (t % ssets); };
@@ -619,6 +623,8 @@ void speed_variants(FILE* csv) {
     };
     for (const auto kv : g_kernels) {
       const int v = int(kv);
+      const myblas::Tf32x3Split plan = plan_of(kv);
+      const int splits = plan.splits;
       fill_value<<<1024, 256>>>(C(0), h0.size(), NAN);
       mode_variant(myblas::Tf32x3Kernel(v), s.ta, s.tb, s.m, s.n, s.k, 1.f, A(0), ar, B(0), br, 0.f, C(0), s.m, S(0),
                    hstats);
@@ -692,6 +698,8 @@ void speed_variants(FILE* csv) {
     bool sets_two_parts = false;  // the layout the split sets S(t) hold (the product rows read them)
     for (const auto kv : g_kernels) {
       const int v = int(kv);
+      const myblas::Tf32x3Split plan = plan_of(kv);
+      const int splits = plan.splits;
       if (myblas::tf32x3_kernel_two_parts(kv) != sets_two_parts) {
         for (int t = 0; t < ssets; ++t) split_sets(kv, t);
         CK(cudaDeviceSynchronize());
@@ -767,6 +775,8 @@ void speed_variants(FILE* csv) {
     std::printf("\n");
     for (const auto kv : g_kernels) {
       const int v = int(kv);
+      const myblas::Tf32x3Split plan = plan_of(kv);
+      const int splits = plan.splits;
       const std::string name = myblas::tf32x3_kernel_name(kv);
       row("product_" + name, t_prod[v], fl3);
       row("mode_" + name, t_mode[v], fl);

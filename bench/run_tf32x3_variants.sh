@@ -3,7 +3,7 @@
 #   [VARIANTS="p64-ordered p64-ordered-2part"] [BUDGET=seconds] bench/run_tf32x3_variants.sh OUT_DIR [BIN_DIR]
 # BIN_DIR (default .dev-tf32) holds test_sgemm_tf32x3 and bench_sgemm_tf32x3 (libmyblas.so* on
 # LD_LIBRARY_PATH), and optionally test_interface_sgemm. VARIANTS: the variants of steps 2 and 3
-# (default all nine). Steps, each under a time limit so that a variant that hangs costs its limit
+# (default all ten). Steps, each under a time limit so that a variant that hangs costs its limit
 # and no more:
 # 1. test_sgemm_tf32x3 without the per-variant product tests (the split in both layouts, the mode's
 #    suite with the default variant, p32-ordered bitwise p32, p64-ordered-2part bitwise
@@ -51,7 +51,7 @@ echo "test_sgemm_tf32x3 (default variant): rc $rc $(verdict "$work/test-default.
 grep -E "bitwise:|^\[  FAILED  \] [A-Za-z]" "$work/test-default.txt" | head -20 >> "$summary"
 
 passed=""
-for v in ${VARIANTS:-p32 p32-ordered p32-halves p64 p64-ordered p64-halves p64-ordered-2part p64-ordered-fused p64-ordered-fused-ahead}; do
+for v in ${VARIANTS:-p32 p32-ordered p32-halves p64 p64-ordered p64-halves p64-ordered-2part p64-ordered-fused p64-ordered-fused-ahead p64-ordered-pair}; do
   log=$work/test-$v.txt
   filter="AllVariants/Tf32x3ProductVariant.*/${v//-/_}"
   tests=1

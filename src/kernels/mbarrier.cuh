@@ -42,4 +42,26 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map
       : "memory");
 }
 
+// Thread-block clusters: an arrival on the barrier at the same shared-memory offset in block
+// `rank` of this block's cluster (mapa), and a box of a tensor map copied into the same offset
+// of every block in `mask` (bit r: rank r), counted in bytes on each one's barrier at `bar`.
+__device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, unsigned rank) {
+  uint32_t remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(bar), "r"(rank));
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
+}
+__device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0,
+                                                      int c1, uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1), "h"(mask)
+      : "memory");
+}
+// Every thread of every block of the cluster: none passes until all have arrived (their earlier
+// memory operations, remote arrivals included, released to the cluster). Not .aligned: threads of
+// a warp may reach it apart (a producer thread's loop).
+__device__ __forceinline__ void cluster_sync_all() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
 }  // namespace myblas

@@ -107,9 +107,15 @@ const char* tf32x3_wgmma_can_implement(int64_t ld3);
 // previous one has been split; p64_ordered_fused_ahead keeps two raw blocks of A and loads the
 // next block of A and B while splitting this block's A, so that the loads' latency hides behind
 // the split (the same arithmetic: the same bits).
+// p64_ordered_pair is p64_ordered run by clusters of two blocks that take neighbouring tiles of
+// the same rows of C: each block loads half of the A3 tile the two share and the copy engine
+// multicasts it into both, so a block reads 28 KiB a stage from L2 instead of 40 (the tiles'
+// demand on L2 at p64_ordered's speed, about 8.6 TB/s at 4096^3, is what the shared half cuts).
+// The same arithmetic as p64_ordered: its bits, for the same plan of work (tf32x3_splitk_choose
+// plans its pairs of tiles as one).
 enum class Tf32x3Kernel : int { p32, p32_ordered, p32_halves, p64, p64_ordered, p64_halves, p64_ordered_2part,
-                                p64_ordered_fused, p64_ordered_fused_ahead };
-constexpr int kTf32x3Kernels = 9;
+                                p64_ordered_fused, p64_ordered_fused_ahead, p64_ordered_pair };
+constexpr int kTf32x3Kernels = 10;
 inline bool tf32x3_kernel_two_parts(Tf32x3Kernel kernel) { return kernel == Tf32x3Kernel::p64_ordered_2part; }
 inline bool tf32x3_kernel_fused(Tf32x3Kernel kernel) {
   return kernel == Tf32x3Kernel::p64_ordered_fused || kernel == Tf32x3Kernel::p64_ordered_fused_ahead;
@@ -148,15 +154,17 @@ Tf32x3Kernel tf32x3_kernel_from_env(std::string* unknown);
 // divided into `splits` slices whose FP32 sums go to their own 192 x 128 slot of `work`, and one
 // last pass adds a tile's slices in order and applies alpha and beta (deterministic).
 // splits == 1 divides nothing (whole is then ignored); an int s converts to {s, 0}: every tile
-// divided in s. tf32x3_splitk_choose: the plan for this shape on `sms` multiprocessors;
+// divided in s. tf32x3_splitk_choose: the plan for this shape and variant on `sms` multiprocessors;
 // tf32x3_splitk_work_floats: the floats `work` needs (16-byte aligned).
 struct Tf32x3Split {
   int splits = 1;  // k-slices of each divided tile
   int whole = 0;   // tiles run whole before the divided ones
   Tf32x3Split(int s = 1, int w = 0) : splits(s), whole(w) {}  // NOLINT: an int is "every tile in s"
 };
-Tf32x3Split tf32x3_splitk_choose(int m, int n, int k3, int sms);
-size_t tf32x3_splitk_work_floats(int m, int n, Tf32x3Split plan);
+// For p64_ordered_pair a plan's tiles are pairs of tiles (192 x 256 of C), and the plan is made
+// for the clusters the device holds at once instead of `sms`.
+Tf32x3Split tf32x3_splitk_choose(int m, int n, int k3, int sms, Tf32x3Kernel kernel);
+size_t tf32x3_splitk_work_floats(int m, int n, Tf32x3Split plan, Tf32x3Kernel kernel);
 // The fused variants' scratch for splits slices of every tile (their sums wait for the verdict).
 size_t tf32x3_fused_work_floats(int m, int n, int splits);
 

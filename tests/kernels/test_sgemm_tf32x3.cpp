@@ -298,7 +298,7 @@ TEST(Tf32x3Schedule, SplitKSlicesAndChoice) {
     }
   // On the H100's 132 SMs (tiles of 192 x 128, k-blocks of 32 of the 3k terms):
   auto plan = [](int m, int n, int k) {
-    const myblas::Tf32x3Split q = myblas::tf32x3_splitk_choose(m, n, 3 * k, 132);
+    const myblas::Tf32x3Split q = myblas::tf32x3_splitk_choose(m, n, 3 * k, 132, myblas::Tf32x3Kernel::p64_ordered);
     return std::make_pair(q.splits, q.whole);
   };
   EXPECT_EQ(plan(1024, 1024, 1024), std::make_pair(2, 0));  // 48 tiles, all in 2: 96 units
@@ -307,9 +307,13 @@ TEST(Tf32x3Schedule, SplitKSlicesAndChoice) {
   EXPECT_EQ(plan(8192, 8192, 8192).first, 1);  // 2752 tiles: a last wave of 112, none to gain
   EXPECT_EQ(plan(1024, 1024, 256).first, 1);   // 24 k-blocks: none to spare
   EXPECT_EQ(plan(0, 1024, 1024).first, 1);
-  EXPECT_EQ(myblas::tf32x3_splitk_work_floats(100, 30, 1), 0u);
-  EXPECT_EQ(myblas::tf32x3_splitk_work_floats(100, 30, 3), 3u * 192 * 128);  // one tile's slot a slice
-  EXPECT_EQ(myblas::tf32x3_splitk_work_floats(4096, 4096, myblas::Tf32x3Split(3, 660)), 3u * 44 * 192 * 128);
+  const auto p64 = myblas::Tf32x3Kernel::p64_ordered, pair = myblas::Tf32x3Kernel::p64_ordered_pair;
+  EXPECT_EQ(myblas::tf32x3_splitk_work_floats(100, 30, 1, p64), 0u);
+  EXPECT_EQ(myblas::tf32x3_splitk_work_floats(100, 30, 3, p64), 3u * 192 * 128);  // one tile's slot a slice
+  EXPECT_EQ(myblas::tf32x3_splitk_work_floats(4096, 4096, myblas::Tf32x3Split(3, 660), p64), 3u * 44 * 192 * 128);
+  // The paired variant: 22 x 16 scheduled pairs of tiles, two slots each.
+  EXPECT_EQ(myblas::tf32x3_splitk_work_floats(4096, 4096, myblas::Tf32x3Split(3, 330), pair), 3u * 22 * 2 * 192 * 128);
+  EXPECT_EQ(myblas::tf32x3_splitk_work_floats(100, 300, 2, pair), 2u * 2 * 2 * 192 * 128);  // 2 pairs of 2 slots, 2 slices
   EXPECT_EQ(myblas::tf32x3_fused_work_floats(100, 30, 1), 192u * 128);
   for (int tiles : {1, 48, 100, 176, 500})
     for (int nk : {1, 30, 96, 500}) {
@@ -549,7 +553,7 @@ std::vector<float> product_case(myblas::Tf32x3Kernel kernel, int m, int n, int k
   auto* st = reinterpret_cast<myblas::Tf32x3Stats*>(ds.ptr);
   EXPECT_EQ(cudaMemset(st, 0, sizeof *st), cudaSuccess);
   EXPECT_EQ(myblas::tf32x3_split(oa, ob, st, nullptr), cudaSuccess);
-  const size_t work = myblas::tf32x3_splitk_work_floats(m, n, plan);
+  const size_t work = myblas::tf32x3_splitk_work_floats(m, n, plan, kernel);
   std::vector<float> work_init(work + 4, NAN);  // (fully overwritten)
   DevBuf dw(work_init, 0);
   EXPECT_EQ(myblas::tf32x3_wgmma_product(m, n, 3 * k, alpha, oa.dst, ob.dst, oa.ldd, beta, dc.ptr, ldc, nullptr, kernel,
@@ -684,7 +688,8 @@ TEST_P(Tf32x3ProductVariant, WithinTheProvenBound) {
     // every tile divided, and only the tiles after the first 2 (on 1500 x 2200: the last 142 of
     // 144, in the persistent order's groups; the others: all but the first 2 or none).
     const int nk = (3 * d.k + 31) / 32;
-    const int tiles = ((d.m + 191) / 192) * ((d.n + 127) / 128);
+    const int wide = myblas::Tf32x3Kernel(GetParam()) == myblas::Tf32x3Kernel::p64_ordered_pair ? 2 : 1;
+    const int tiles = ((d.m + 191) / 192) * (((d.n + 127) / 128 + wide - 1) / wide);  // (scheduled: pairs)
     if (nk > 1) {
       product_case(myblas::Tf32x3Kernel(GetParam()), d.m, d.n, d.k, d.alpha, d.beta, d.a, d.b, d.c0, std::min(3, nk));
       product_case(myblas::Tf32x3Kernel(GetParam()), d.m, d.n, d.k, d.alpha, d.beta, d.a, d.b, d.c0,
@@ -715,6 +720,19 @@ TEST(Tf32x3Product, OrderedP32GivesP32Bitwise) {
     std::printf("  %dx%dx%d bitwise: p32-halves %s p32, p64-ordered %s p64, p64-halves %s p64\n", d.m, d.n, d.k,
                 h32 ? "==" : "!=", o64 ? "==" : "!=", h64 ? "==" : "!=");
   }
+}
+
+// The paired variant computes each tile as p64-ordered does (the same loads, multicast or not,
+// the same wgmmas and promotions): its bits, without split-K and with every tile in 3 slices.
+TEST(Tf32x3Product, PairGivesP64OrderedBitwise) {
+  REQUIRE_PRODUCT();
+  SCOPED_TRACE("seed " + std::to_string(mbtest::test_seed()));
+  using myblas::Tf32x3Kernel;
+  for (const ProductData& d : product_data())
+    for (int splits : {1, std::min(3, (3 * d.k + 31) / 32)})
+      EXPECT_EQ(product_case(Tf32x3Kernel::p64_ordered_pair, d.m, d.n, d.k, d.alpha, d.beta, d.a, d.b, d.c0, splits),
+                product_case(Tf32x3Kernel::p64_ordered, d.m, d.n, d.k, d.alpha, d.beta, d.a, d.b, d.c0, splits))
+          << d.m << "x" << d.n << "x" << d.k << " split-K " << splits;
 }
 
 // The two-part layout holds the same values at the same k-blocks as the three-part one where k is
@@ -758,7 +776,7 @@ TEST(Tf32x3Product, DeviceStatisticsRefusalLeavesCUntouched) {
   for (float& v : a3) v = mbtest::uniform(rng);
   for (float& v : b3) v = mbtest::uniform(rng);
   for (float& v : c0) v = mbtest::uniform(rng);
-  DevBuf da(a3, 0), db(b3, 0), dw(std::vector<float>(myblas::tf32x3_splitk_work_floats(m, n, 4), 0.f), 0);
+  DevBuf da(a3, 0), db(b3, 0), dw(std::vector<float>(myblas::tf32x3_splitk_work_floats(m, n, 4, myblas::Tf32x3Kernel::p32), 0.f), 0);
   const myblas::Tf32x3Stats refused = stats_of(INFINITY, 1.f, 1.f, 1.f), taken = stats_of(1.f, 1e-7f, 1.f, 1e-7f);
   ASSERT_NE(myblas::tf32x3_refuse(refused, k), nullptr);
   ASSERT_EQ(myblas::tf32x3_refuse(taken, k), nullptr);

@@ -217,7 +217,7 @@ bool fused_run(const GemmProblem& p, cudaStream_t s, int dev, Tf32x3Kernel kerne
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess) {
       // (The fused product divides every tile or none: a plan that divides only the last wave's
       // tiles runs it undivided.)
-      const Tf32x3Split plan = tf32x3_splitk_choose(p.m, p.n, 3 * p.k, sms);
+      const Tf32x3Split plan = tf32x3_splitk_choose(p.m, p.n, 3 * p.k, sms, kernel);
       if (plan.whole == 0) splits = std::min(plan.splits, nkb);
     }
   }
@@ -311,9 +311,9 @@ bool sgemm_tc_run(const GemmProblem& p, cudaStream_t s, std::string* why) {
   if (splitk_auto()) {
     int sms = 0;
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess)
-      plan = tf32x3_splitk_choose(p.m, p.n, 3 * p.k, sms);
+      plan = tf32x3_splitk_choose(p.m, p.n, 3 * p.k, sms, kernel);
   }
-  const size_t bytes = kStatsBytes + a3_bytes + b3_bytes + tf32x3_splitk_work_floats(p.m, p.n, plan) * 4;
+  const size_t bytes = kStatsBytes + a3_bytes + b3_bytes + tf32x3_splitk_work_floats(p.m, p.n, plan, kernel) * 4;
 
   cudaError_t e;
   Scratch* kept = kept_scratch(dev, bytes, s, &e);

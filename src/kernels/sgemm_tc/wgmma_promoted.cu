@@ -33,6 +33,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "kernels/cluster.cuh"   // launch_clusters, max_active_clusters
 #include "kernels/gemm_args.h"   // SmemLimitOnce
 #include "kernels/mbarrier.cuh"  // smem_u32, mbar_*, tma_load_2d
 #include "kernels/sgemm_tc.h"
@@ -82,9 +83,11 @@ struct Variant {
   // chunk; halves: a chunk and the previous one's) or 4 (p64-halves) stages at once, and take 5.
   static constexpr int kStages = K == Tf32x3Kernel::p32 ? 4 : 5;
   static constexpr int kPer = (K == Tf32x3Kernel::p64 || K == Tf32x3Kernel::p64_ordered || K == Tf32x3Kernel::p64_halves ||
-                               K == Tf32x3Kernel::p64_ordered_2part) ? 2 : 1;
+                               K == Tf32x3Kernel::p64_ordered_2part || K == Tf32x3Kernel::p64_ordered_pair) ? 2 : 1;
   static constexpr bool kOrdered = K == Tf32x3Kernel::p32_ordered || K == Tf32x3Kernel::p64_ordered ||
-                                   K == Tf32x3Kernel::p64_ordered_2part;
+                                   K == Tf32x3Kernel::p64_ordered_2part || K == Tf32x3Kernel::p64_ordered_pair;
+  // Clusters of two blocks on neighbouring tiles, the A3 tile they share multicast in halves.
+  static constexpr bool kPair = K == Tf32x3Kernel::p64_ordered_pair;
   // The operands in the two-part layout: the producer maps each k-block of the 3k-deep product
   // to its part (big(A) big(B), small(A) big(B), big(A) small(B)).
   static constexpr bool kTwoParts = K == Tf32x3Kernel::p64_ordered_2part;
@@ -99,10 +102,12 @@ struct Params {
   int m, n, k3;
   float alpha, beta;
   int tiles_i, tiles_j;
+  int wide;      // blocks per scheduled tile: 1, or 2 (p64_ordered_pair: tile columns 2 t and 2 t + 1)
+  int sched_j;   // scheduled tile columns: ceil(tiles_j / wide)
   int vec2;  // C takes 8-byte stores of two neighbouring rows
   int splits;       // k-slices per divided tile (split-K; tf32x3_schedule::work_unit)
   int whole;        // tiles run whole (sums to C) before the divided ones (sums to slots of work)
-  float* work;      // the divided units' sums: 192 x 128 slots (tf32x3_splitk_work_floats)
+  float* work;      // the divided units' sums: wide 192 x 128 slots a unit (tf32x3_splitk_work_floats)
   const Tf32x3Stats* stats;  // non-null: refuse (write nothing) where tf32x3_refuse_rule says so
   int nkp;          // the two-part layout: k-blocks per part (the product's are 3 nkp)
   // The fused variant: the statistics it gathers, whether A and B arrive m- or n-contiguous (to be
@@ -113,26 +118,30 @@ struct Params {
 };
 
 // The persistent order's tile t (groups of kGroupRows tile columns, walked down each group).
+// Scheduled tiles: tj counts scheduled columns (pairs of tile columns where wide == 2).
 __device__ __forceinline__ void tile_coords(int t, const Params& p, int* tj, int* ti) {
   const int per_group = kGroupRows * p.tiles_i;
   const int first = (t / per_group) * kGroupRows;
-  const int rows = min(p.tiles_j - first, kGroupRows);
+  const int rows = min(p.sched_j - first, kGroupRows);
   const int r = t % per_group;
   *tj = first + r % rows;
   *ti = r / rows;
 }
 
-// Work unit u of the plan (tf32x3_schedule::work_unit): its tile, its k-blocks [kb0, kb1) of nk,
-// and its slot in work (-1: a whole tile, stored to C).
+// Work unit u of the plan over `tiles` scheduled tiles (tf32x3_schedule::work_unit), as block
+// `rank` of the tile's wide takes it: its tile (tj may lie past the last tile column: a pair's
+// second tile off the edge, zero-filled and not stored), its k-blocks [kb0, kb1) of nk, and its
+// slot in work, counted in 192 x 128 tiles (-1: a whole tile, stored to C).
 struct UnitPlace {
   int tj, ti, kb0, kb1, slot;
 };
-__device__ __forceinline__ UnitPlace unit_place(int u, const Params& p, int tiles, int nk) {
+__device__ __forceinline__ UnitPlace unit_place(int u, const Params& p, int tiles, int nk, int rank) {
   namespace sc = tf32x3_schedule;
   const sc::WorkUnit w = sc::work_unit(u, tiles, p.whole);
   UnitPlace q;
   tile_coords(w.tile, p, &q.tj, &q.ti);
-  q.slot = w.slot;
+  q.tj = q.tj * p.wide + rank;
+  q.slot = w.slot < 0 ? -1 : w.slot * p.wide + rank;
   q.kb0 = w.slot < 0 ? 0 : sc::slice_begin(nk, p.splits, w.slice);
   q.kb1 = w.slot < 0 ? nk : sc::slice_begin(nk, p.splits, w.slice + 1);
   return q;
@@ -270,7 +279,10 @@ __device__ __forceinline__ void tile_whole(float (&sum)[kAcc], float (&acc)[kAcc
     wgmma_wait0();
     fence_acc(acc);
     for (int q = 0; q < ns; ++q) {
-      if (arrive) mbar_arrive(empty0 + 8 * ring.s);
+      if (arrive) {
+        mbar_arrive(empty0 + 8 * ring.s);
+        if constexpr (V::kPair) mbar_arrive_cluster(empty0 + 8 * ring.s, blockIdx.y ^ 1u);
+      }
       ring.next<V::kStages>();
     }
 #pragma unroll
@@ -436,16 +448,24 @@ __global__ void __launch_bounds__(kThreads, 1)
   const uint32_t full0 = base + kStages * kStageBytes;  // full[s]: the stage's bytes have landed
   const uint32_t empty0 = full0 + kStages * 8;          // empty[s]: both consumers are done with it
   const int wg = threadIdx.x / 128;
+  // kPair: block rank (blockIdx.y) of a cluster of two; the cluster walks the units as one block
+  // would, each block taking tile column 2 t + rank of scheduled column t.
+  const int rank = V::kPair ? int(blockIdx.y) : 0;
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       mbar_init(full0 + 8 * s, 1);
-      mbar_init(empty0 + 8 * s, 8);  // lane 0 of each of the 8 consumer warps
+      // lane 0 of each of the 8 consumer warps (kPair: of both blocks, whose stages' A3 halves
+      // both blocks' copies write)
+      mbar_init(empty0 + 8 * s, V::kPair ? 16 : 8);
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
-  __syncthreads();
+  if constexpr (V::kPair)
+    cluster_sync_all();  // (the other block's barriers are ready before anything reaches them)
+  else
+    __syncthreads();
   namespace sc = tf32x3_schedule;
-  const int tiles = p.tiles_i * p.tiles_j;
+  const int tiles = p.tiles_i * p.sched_j;
   const int units = tf32x3_schedule::plan_units(tiles, p.whole, p.splits);
   const int nk = V::kTwoParts ? 3 * p.nkp : (p.k3 + kBK - 1) / kBK;
 
@@ -456,7 +476,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(&tm_a)) : "memory");
       Ring r;
       for (int u = blockIdx.x; u < units; u += gridDim.x) {
-        const UnitPlace w = unit_place(u, p, tiles, nk);
+        const UnitPlace w = unit_place(u, p, tiles, nk, rank);
         for (int kb = w.kb0; kb < w.kb1; ++kb) {
           mbar_wait(empty0 + 8 * r.s, r.phase ^ 1);
           const uint32_t full = full0 + 8 * r.s;
@@ -468,9 +488,12 @@ __global__ void __launch_bounds__(kThreads, 1)
             if (q.a_small) line_a += p.m;
             if (q.b_small) line_b += p.n;
           }
-          mbar_expect_tx(full, kStageBytes);
+          mbar_expect_tx(full, kStageBytes);  // (kPair: B3, this block's A3 half and the other's)
           tma_load_2d(sb, &tm_b, full, kx, line_b);
-          tma_load_2d(sa, &tm_a, full, kx, line_a);
+          if constexpr (V::kPair)
+            tma_load_2d_multicast(sa + rank * kHalfOffset, &tm_a, full, kx, line_a + rank * (kBI / 2), 0x3);
+          else
+            tma_load_2d(sa, &tm_a, full, kx, line_a);
           r.next<kStages>();
         }
       }
@@ -483,7 +506,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if constexpr (V::kHalves) {
       float acc0[kHalf], acc1[kHalf];  // the two halves' sums of the chunk, in the tensor cores' accumulators
       for (int u = blockIdx.x; u < units; u += gridDim.x) {
-        const UnitPlace w = unit_place(u, p, tiles, nk);
+        const UnitPlace w = unit_place(u, p, tiles, nk, rank);
 #pragma unroll
         for (int i = 0; i < kAcc; ++i) sum[i] = 0.f;
 #pragma unroll
@@ -495,7 +518,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       float acc[kAcc];  // a chunk's sums, in the tensor cores' accumulators
       if (V::kOrdered && tf32x3_schedule::signals_before_first(cw)) bar_arrive(tf32x3_schedule::turn_barrier(1 - cw));
       for (int u = blockIdx.x; u < units; u += gridDim.x) {
-        const UnitPlace w = unit_place(u, p, tiles, nk);
+        const UnitPlace w = unit_place(u, p, tiles, nk, rank);
         // (Zeroing acc too, though each chunk's first wgmma overwrites it, ends its life at the
         // previous tile's last promotion, so the epilogue has its registers.)
 #pragma unroll
@@ -506,6 +529,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (V::kOrdered && tf32x3_schedule::waits_after_last(cw)) bar_sync(tf32x3_schedule::turn_barrier(cw));
     }
   }
+  // kPair: neither block leaves while the other may still arrive on its barriers.
+  if constexpr (V::kPair) cluster_sync_all();
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 }
 
@@ -516,7 +541,7 @@ struct FusedWalk {
   int u, kb, kb1;
   __device__ __forceinline__ bool unit(const Params& p, int tiles, int units) {
     if (u >= units) return false;
-    const UnitPlace w = unit_place(u, p, tiles, p.nkb);
+    const UnitPlace w = unit_place(u, p, tiles, p.nkb, 0);
     kb = w.kb0;
     kb1 = w.kb1;
     return true;
@@ -573,7 +598,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   __syncthreads();
   namespace sc = tf32x3_schedule;
-  const int tiles = p.tiles_i * p.tiles_j;
+  const int tiles = p.tiles_i * p.sched_j;
   const int units = sc::plan_units(tiles, p.whole, p.splits);
   const int nk = p.nkb;
 
@@ -592,7 +617,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       FusedWalk cur{int(blockIdx.x), 0, 0};
       bool have = cur.unit(p, tiles, units);
       auto load = [&](const FusedWalk& w, bool b, int slot) {  // (thread 0)
-        const UnitPlace q = unit_place(w.u, p, tiles, nk);
+        const UnitPlace q = unit_place(w.u, p, tiles, nk, 0);
         const int tj = q.tj, ti = q.ti;
         if (b) {
           mbar_expect_tx(landed, kBytesB);
@@ -630,7 +655,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     }
     for (int u = blockIdx.x; !kAhead && u < units; u += gridDim.x) {
-      const UnitPlace w = unit_place(u, p, tiles, nk);
+      const UnitPlace w = unit_place(u, p, tiles, nk, 0);
       for (int kb = w.kb0; kb < w.kb1; ++kb) {
         if (t == 0) {  // (the raw area is free: every thread passed the barrier after the last split)
           const int kx = kb * kBK, line_b = w.tj * kBJ, line_a = w.ti * kBI;
@@ -674,7 +699,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     Ring ring;
     if (sc::signals_before_first(cw)) bar_arrive(sc::turn_barrier(1 - cw));
     for (int u = blockIdx.x; u < units; u += gridDim.x) {
-      const UnitPlace w = unit_place(u, p, tiles, nk);
+      const UnitPlace w = unit_place(u, p, tiles, nk, 0);
 #pragma unroll
       for (int i = 0; i < kAcc; ++i) sum[i] = acc[i] = 0.f;
       tile_fused<kStages>(sum, acc, ring, w.kb1 - w.kb0, cw, base, full0, empty0);
@@ -685,22 +710,25 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 }
 
-// Split-K's last pass, a block per divided tile (tiles whole .. tiles - 1 of the persistent
-// order): C := alpha * (slot_0 + ... + slot_{splits-1}) + beta * C over the tile's elements in C,
-// the slices added in order; beta == 0 never reads C. Writes nothing where `stats` refuse.
+// Split-K's last pass, a block per 192 x 128 tile of the divided scheduled tiles (whole ..
+// tiles - 1 of the persistent order, wide tiles each): C := alpha * (slot_0 + ... +
+// slot_{splits-1}) + beta * C over the tile's elements in C, the slices added in order; beta == 0
+// never reads C. Writes nothing where `stats` refuse.
 __global__ void splitk_reduce_kernel(Params p, const Tf32x3Stats* stats, int k) {
   if (stats && tf32x3_refuse_rule(*stats, k)) return;
-  const int tiles = p.tiles_i * p.tiles_j, divided = tiles - p.whole;
-  for (int d = blockIdx.x; d < divided; d += gridDim.x) {
+  const int divided = p.tiles_i * p.sched_j - p.whole;
+  for (int dr = blockIdx.x; dr < divided * p.wide; dr += gridDim.x) {
+    const int d = dr / p.wide, r = dr % p.wide;  // (slot dr of slice 0)
     int tj, ti;
     tile_coords(p.whole + d, p, &tj, &ti);
-    const int rows = min(kBI, p.m - ti * kBI), cols = min(kBJ, p.n - tj * kBJ);
+    tj = tj * p.wide + r;
+    const int rows = min(kBI, p.m - ti * kBI), cols = min(kBJ, p.n - tj * kBJ);  // (<= 0: off the edge)
     for (int e = threadIdx.x; e < kBI * kBJ; e += blockDim.x) {
       const int li = e % kBI, lj = e / kBI;
       if (li >= rows || lj >= cols) continue;
-      const float* w = p.work + int64_t(d) * (kBI * kBJ) + e;
+      const float* w = p.work + int64_t(dr) * (kBI * kBJ) + e;
       float s = w[0];
-      for (int q = 1; q < p.splits; ++q) s += w[int64_t(q) * divided * (kBI * kBJ)];
+      for (int q = 1; q < p.splits; ++q) s += w[int64_t(q) * divided * p.wide * (kBI * kBJ)];
       float* cij = p.c + (ti * kBI + li) + int64_t(tj * kBJ + lj) * p.ldc;
       *cij = p.beta == 0.f ? p.alpha * s : fmaf(p.beta, *cij, p.alpha * s);
     }
@@ -709,9 +737,9 @@ __global__ void splitk_reduce_kernel(Params p, const Tf32x3Stats* stats, int k) 
 
 // The last pass over the divided tiles of p's plan, where there are any.
 cudaError_t reduce_divided(const Params& p, const Tf32x3Stats* stats, int k, int sms, cudaStream_t s) {
-  const int divided = p.tiles_i * p.tiles_j - p.whole;
+  const int divided = p.tiles_i * p.sched_j - p.whole;
   if (divided <= 0) return cudaSuccess;
-  splitk_reduce_kernel<<<std::min(divided, 8 * sms), 256, 0, s>>>(p, stats, k);
+  splitk_reduce_kernel<<<std::min(divided * p.wide, 8 * sms), 256, 0, s>>>(p, stats, k);
   return cudaGetLastError();
 }
 
@@ -731,18 +759,36 @@ const char* tf32x3_wgmma_can_implement(int64_t ld3) {
 }
 
 namespace {
+// The variant's kernel with its shared memory allowed (once).
+template <Tf32x3Kernel K>
+cudaError_t allow_smem() {
+  static SmemLimitOnce limit;
+  return limit.set(reinterpret_cast<const void*>(tf32x3_wgmma_kernel<K>), smem_bytes(Variant<K>::kStages));
+}
+// `grid` blocks, or clusters of two blocks for the paired variant.
 template <Tf32x3Kernel K>
 cudaError_t launch(const CUtensorMap& tb, const CUtensorMap& ta, const Params& p, int grid, cudaStream_t s) {
   constexpr int bytes = smem_bytes(Variant<K>::kStages);
-  static SmemLimitOnce limit;
-  const cudaError_t e = limit.set(reinterpret_cast<const void*>(tf32x3_wgmma_kernel<K>), bytes);
+  const cudaError_t e = allow_smem<K>();
   if (e != cudaSuccess) return e;
+  if constexpr (Variant<K>::kPair)
+    return launch_clusters(tf32x3_wgmma_kernel<K>, dim3(unsigned(grid), 2), kThreads, bytes, 2, s, tb, ta, p);
   tf32x3_wgmma_kernel<K><<<grid, kThreads, bytes, s>>>(tb, ta, p);
   return cudaGetLastError();
 }
 
+// How many clusters of the paired variant the current device holds at once (0: none, or its
+// shared memory cannot be allowed).
+int pair_clusters() {
+  constexpr Tf32x3Kernel K = Tf32x3Kernel::p64_ordered_pair;
+  if (allow_smem<K>() != cudaSuccess) return 0;
+  return max_active_clusters(reinterpret_cast<const void*>(tf32x3_wgmma_kernel<K>), kThreads,
+                             smem_bytes(Variant<K>::kStages), 2);
+}
+
 constexpr const char* kNames[kTf32x3Kernels] = {"p32", "p32-ordered", "p32-halves", "p64", "p64-ordered", "p64-halves",
-                                                 "p64-ordered-2part", "p64-ordered-fused", "p64-ordered-fused-ahead"};
+                                                 "p64-ordered-2part", "p64-ordered-fused", "p64-ordered-fused-ahead",
+                                                 "p64-ordered-pair"};
 }  // namespace
 
 const char* tf32x3_kernel_name(Tf32x3Kernel kernel) {
@@ -768,6 +814,7 @@ int tf32x3_kernel_promote_terms(Tf32x3Kernel kernel) {
     case Tf32x3Kernel::p64_ordered_2part:
     case Tf32x3Kernel::p64_ordered_fused:
     case Tf32x3Kernel::p64_ordered_fused_ahead:
+    case Tf32x3Kernel::p64_ordered_pair:
       return 64;
     default:
       return 32;
@@ -782,21 +829,33 @@ Tf32x3Kernel tf32x3_kernel_from_env(std::string* unknown) {
 }
 
 namespace {
-int64_t tile_count(int m, int n) { return int64_t((m + kBI - 1) / kBI) * ((n + kBJ - 1) / kBJ); }
+// Blocks per scheduled tile, and the scheduled tiles of an m x n C.
+int tile_wide(Tf32x3Kernel kernel) { return kernel == Tf32x3Kernel::p64_ordered_pair ? 2 : 1; }
+int64_t tile_count(int m, int n, int wide = 1) {
+  const int64_t tiles_j = (n + kBJ - 1) / kBJ;
+  return int64_t((m + kBI - 1) / kBI) * ((tiles_j + wide - 1) / wide);
+}
 }  // namespace
 
-Tf32x3Split tf32x3_splitk_choose(int m, int n, int k3, int sms) {
+Tf32x3Split tf32x3_splitk_choose(int m, int n, int k3, int sms, Tf32x3Kernel kernel) {
   if (m <= 0 || n <= 0 || k3 <= 0) return Tf32x3Split(1);
-  const int64_t tiles = tile_count(m, n);
+  const int wide = tile_wide(kernel);
+  const int64_t tiles = tile_count(m, n, wide);
   if (tiles > INT32_MAX) return Tf32x3Split(1);
-  const tf32x3_schedule::SplitPlan q = tf32x3_schedule::split_plan(int(tiles), (k3 + kBK - 1) / kBK, sms);
+  int workers = sms;
+  if (wide > 1) {
+    const int c = pair_clusters();
+    workers = c > 0 ? c : sms / wide;
+  }
+  const tf32x3_schedule::SplitPlan q = tf32x3_schedule::split_plan(int(tiles), (k3 + kBK - 1) / kBK, workers);
   return Tf32x3Split(q.splits, q.whole);
 }
 
-size_t tf32x3_splitk_work_floats(int m, int n, Tf32x3Split plan) {
+size_t tf32x3_splitk_work_floats(int m, int n, Tf32x3Split plan, Tf32x3Kernel kernel) {
   if (plan.splits <= 1 || m <= 0 || n <= 0) return 0;
-  const int64_t divided = tile_count(m, n) - std::max(plan.whole, 0);
-  return divided > 0 ? size_t(plan.splits) * size_t(divided) * (kBI * kBJ) : 0;
+  const int wide = tile_wide(kernel);
+  const int64_t divided = tile_count(m, n, wide) - std::max(plan.whole, 0);
+  return divided > 0 ? size_t(plan.splits) * size_t(divided) * size_t(wide) * (kBI * kBJ) : 0;
 }
 
 size_t tf32x3_fused_work_floats(int m, int n, int splits) {
@@ -810,7 +869,8 @@ cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float*
   if (!sm90a_ready(&sms)) return cudaErrorInvalidDeviceFunction;
   const bool two_parts = tf32x3_kernel_two_parts(kernel);
   const int nk = two_parts ? 3 * ((k3 / 3 + kBK - 1) / kBK) : (k3 + kBK - 1) / kBK;
-  const int64_t tiles = tile_count(m, n);
+  const int wide = tile_wide(kernel);
+  const int64_t tiles = tile_count(m, n, wide);
   if (tiles > INT32_MAX) return cudaErrorInvalidValue;
   const int splits = plan.splits;
   const int whole = splits == 1 ? int(tiles) : plan.whole;
@@ -826,8 +886,8 @@ cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float*
     if (k3 % 3 || int64_t(n) * 2 > INT32_MAX || int64_t(m) * 2 > INT32_MAX) return cudaErrorInvalidValue;
     if (!make_map(&tb, b3, k3 / 3, 2 * n, ld3, kBJ) || !make_map(&ta, a3, k3 / 3, 2 * m, ld3, kBI))
       return cudaErrorInvalidValue;
-  } else if (!make_map(&tb, b3, k3, n, ld3, kBJ) || !make_map(&ta, a3, k3, m, ld3, kBI)) {
-    return cudaErrorInvalidValue;
+  } else if (!make_map(&tb, b3, k3, n, ld3, kBJ) || !make_map(&ta, a3, k3, m, ld3, kBI / wide)) {
+    return cudaErrorInvalidValue;  // (the paired variant loads the A3 tile in halves)
   }
   Params p;
   p.c = c;
@@ -839,6 +899,8 @@ cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float*
   p.beta = beta;
   p.tiles_i = (m + kBI - 1) / kBI;
   p.tiles_j = (n + kBJ - 1) / kBJ;
+  p.wide = wide;
+  p.sched_j = (p.tiles_j + wide - 1) / wide;
   p.vec2 = reinterpret_cast<uintptr_t>(c) % 8 == 0 && ldc % 2 == 0;
   p.splits = splits;
   p.whole = whole;
@@ -850,7 +912,9 @@ cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float*
   p.nkb = 0;
   const int64_t units = whole + (tiles - whole) * int64_t(splits);
   if (units > INT32_MAX) return cudaErrorInvalidValue;
-  const int grid = int(units < sms ? units : sms);
+  int workers = sms;  // (blocks, or clusters of the paired variant)
+  if (wide > 1 && (workers = pair_clusters()) <= 0) return cudaErrorInvalidConfiguration;
+  const int grid = int(units < workers ? units : workers);
   cudaError_t e = cudaErrorInvalidValue;  // (not a variant)
   switch (kernel) {
     case Tf32x3Kernel::p32: e = launch<Tf32x3Kernel::p32>(tb, ta, p, grid, s); break;
@@ -860,6 +924,7 @@ cudaError_t tf32x3_wgmma_product(int m, int n, int k3, float alpha, const float*
     case Tf32x3Kernel::p64_ordered: e = launch<Tf32x3Kernel::p64_ordered>(tb, ta, p, grid, s); break;
     case Tf32x3Kernel::p64_halves: e = launch<Tf32x3Kernel::p64_halves>(tb, ta, p, grid, s); break;
     case Tf32x3Kernel::p64_ordered_2part: e = launch<Tf32x3Kernel::p64_ordered_2part>(tb, ta, p, grid, s); break;
+    case Tf32x3Kernel::p64_ordered_pair: e = launch<Tf32x3Kernel::p64_ordered_pair>(tb, ta, p, grid, s); break;
     case Tf32x3Kernel::p64_ordered_fused:
     case Tf32x3Kernel::p64_ordered_fused_ahead: break;  // (refused above)
   }
@@ -919,6 +984,8 @@ cudaError_t tf32x3_fused_product(int m, int n, int k, float alpha, const float* 
   p.beta = beta;
   p.tiles_i = (m + kBI - 1) / kBI;
   p.tiles_j = (n + kBJ - 1) / kBJ;
+  p.wide = 1;
+  p.sched_j = p.tiles_j;
   p.vec2 = reinterpret_cast<uintptr_t>(c) % 8 == 0 && ldc % 2 == 0;
   p.splits = splits;
   p.whole = direct ? p.tiles_i * p.tiles_j : 0;  // (else every unit's sums wait in work for the verdict)
