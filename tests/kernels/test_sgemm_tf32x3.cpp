@@ -420,10 +420,13 @@ TEST(Tf32x3Split, PartsAreTf32AndSumToTheValue) {
   const uint64_t seed = mbtest::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  for (int layout = 0; layout < 4; ++layout) {
-    const bool k_in_cols = layout % 2 == 0, two_parts = layout >= 2;
-    SCOPED_TRACE(two_parts ? "two parts" : "three parts");
-    const int rows = 37, cols = 45, ld = 41;
+  // (Each layout twice: with odd sizes, and with rows and ld multiples of 4, where an operand with
+  // k down its stored columns is split 4 values a thread.)
+  for (int v = 0; v < 8; ++v) {
+    const int layout = v % 4;
+    const bool k_in_cols = layout % 2 == 0, two_parts = layout >= 2, runs4 = v >= 4;
+    SCOPED_TRACE(std::string(two_parts ? "two parts" : "three parts") + (runs4 ? ", 16-byte runs" : ", odd sizes"));
+    const int rows = runs4 ? 36 : 37, cols = 45, ld = runs4 ? 40 : 41;
     std::vector<float> src(size_t(ld) * cols, mbtest::kGuard);
     float max_abs = 0, min_abs = INFINITY;
     for (int j = 0; j < cols; ++j)

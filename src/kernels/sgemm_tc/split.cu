@@ -4,7 +4,9 @@
 // (twice in the two-part layout, Tf32x3Operand::part_stride).
 // A block walks 32 x 32 tiles of the stored matrix: loads run down the stored columns (coalesced);
 // where k runs along the stored columns the tile is transposed through shared memory so that the
-// stores run along k, coalesced too. The statistics are reduced per block and reach device memory
+// stores run along k, coalesced too. Where k runs down the stored columns and every run of 4
+// along them is 16-byte aligned in the source and in each part, a thread takes 4 values at once
+// instead (one 16-byte load, a 16-byte store per part). The statistics are reduced per block and reach device memory
 // with an atomic only when they beat what is already there.
 #include <cuda_runtime.h>
 
@@ -22,21 +24,44 @@ constexpr int kTile = 32;       // a tile is kTile x kTile elements of the store
 constexpr int kRowsPerPass = 8;  // block of kTile x kRowsPerPass threads: 4 elements each
 constexpr int kMaxBlocks = 1024;  // per operand; each walks tiles / gridDim.x tiles
 
-// One element's parts, d pointing at its place in the first part: three parts k apart
-// ([big small big] along k, small at small_part), or big at d and small part_stride further.
-__device__ __forceinline__ void store_parts(const Tf32x3Operand& o, float* d, int k, float big, float small) {
+// One element's parts (T = float), or four neighbours' along k (T = float4), d pointing at
+// the place in the first part: three parts k apart ([big small big] along k, small at
+// small_part), or big at d and small part_stride further.
+template <class T>
+__device__ __forceinline__ void store_parts(const Tf32x3Operand& o, float* d, int k, const T& big, const T& small) {
   if (o.part_stride) {
-    d[0] = big;
-    d[o.part_stride] = small;
+    *reinterpret_cast<T*>(d) = big;
+    *reinterpret_cast<T*>(d + o.part_stride) = small;
     return;
   }
-  d[0] = o.small_part == 0 ? small : big;
-  d[k] = o.small_part == 1 ? small : big;
-  d[2 * int64_t(k)] = o.small_part == 2 ? small : big;
+  *reinterpret_cast<T*>(d) = o.small_part == 0 ? small : big;
+  *reinterpret_cast<T*>(d + k) = o.small_part == 1 ? small : big;
+  *reinterpret_cast<T*>(d + 2 * int64_t(k)) = o.small_part == 2 ? small : big;
 }
 
+// The operand's split 4 values a thread (k down the stored columns, 16-byte aligned runs: see
+// tf32x3_split): thread t of the grid takes runs t, t + threads, ...
+__device__ __forceinline__ void split_runs4(const Tf32x3Operand& o, unsigned* max_bits, unsigned* not_min_bits) {
+  const int runs = o.rows / 4;  // per stored column (rows = k)
+  const int64_t total = int64_t(runs) * o.cols;
+  const int64_t step = int64_t(gridDim.x) * blockDim.x * blockDim.y;
+  for (int64_t q = int64_t(blockIdx.x) * blockDim.x * blockDim.y + threadIdx.y * blockDim.x + threadIdx.x;
+       q < total; q += step) {
+    const int c = int(q / runs), r = int(q % runs) * 4;
+    const float4 x = __ldg(reinterpret_cast<const float4*>(o.src + r + int64_t(c) * o.ld));
+    float4 big, small;
+    split_element(x.x, &big.x, &small.x, max_bits, not_min_bits);
+    split_element(x.y, &big.y, &small.y, max_bits, not_min_bits);
+    split_element(x.z, &big.z, &small.z, max_bits, not_min_bits);
+    split_element(x.w, &big.w, &small.w, max_bits, not_min_bits);
+    store_parts(o, o.dst + r + int64_t(c) * o.ldd, o.rows, big, small);
+  }
+}
+
+// runs4_a, runs4_b: the operand is split 4 values a thread (split_runs4).
 __global__ void __launch_bounds__(kTile * kRowsPerPass) tf32x3_split_kernel(Tf32x3Operand a, Tf32x3Operand b,
-                                                                            Tf32x3Stats* stats) {
+                                                                            Tf32x3Stats* stats, int runs4_a,
+                                                                            int runs4_b) {
   __shared__ float big_t[kTile][kTile + 1], small_t[kTile][kTile + 1];  // (kTile x kTile) transposed tile
   __shared__ unsigned red[2][kRowsPerPass];
   const int which = blockIdx.z;
@@ -47,7 +72,8 @@ __global__ void __launch_bounds__(kTile * kRowsPerPass) tf32x3_split_kernel(Tf32
   const int k = o.k_in_cols ? o.cols : o.rows;
   const int64_t ldd = o.ldd;  // dst: 3k x mn
   unsigned max_bits = 0, not_min_bits = 0;
-  for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+  if (which == 0 ? runs4_a : runs4_b) split_runs4(o, &max_bits, &not_min_bits);
+  for (int64_t t = blockIdx.x; t < tiles && !(which == 0 ? runs4_a : runs4_b); t += gridDim.x) {
     const int r0 = int(t % tiles_r) * kTile, c0 = int(t / tiles_r) * kTile;
     const int r = r0 + tx;
     float big[kTile / kRowsPerPass], small[kTile / kRowsPerPass];
@@ -63,7 +89,7 @@ __global__ void __launch_bounds__(kTile * kRowsPerPass) tf32x3_split_kernel(Tf32
       for (int p = 0; p < kTile / kRowsPerPass; ++p) {
         const int c = c0 + ty + kRowsPerPass * p;
         if (r >= o.rows || c >= o.cols) continue;
-        store_parts(o, o.dst + r + int64_t(c) * ldd, k, big[p], small[p]);
+        store_parts<float>(o, o.dst + r + int64_t(c) * ldd, k, big[p], small[p]);
       }
     } else {  // stored mn x k: transpose, so that lanes store consecutive k
       __syncthreads();  // (the previous tile's reads of the shared tiles are done)
@@ -79,7 +105,7 @@ __global__ void __launch_bounds__(kTile * kRowsPerPass) tf32x3_split_kernel(Tf32
         const int mn = r0 + ty + kRowsPerPass * p;
         if (kk >= o.cols || mn >= o.rows) continue;
         const float bg = big_t[tx][ty + kRowsPerPass * p], sm = small_t[tx][ty + kRowsPerPass * p];
-        store_parts(o, o.dst + kk + int64_t(mn) * ldd, k, bg, sm);
+        store_parts<float>(o, o.dst + kk + int64_t(mn) * ldd, k, bg, sm);
       }
     }
   }
@@ -106,8 +132,14 @@ cudaError_t tf32x3_split(const Tf32x3Operand& a, const Tf32x3Operand& b, Tf32x3S
   };
   int64_t most = tiles(a) > tiles(b) ? tiles(a) : tiles(b);
   if (most <= 0) return cudaSuccess;
+  // 4 values a thread where k runs down the stored columns in 16-byte aligned runs of 4: k, ld,
+  // ldd and part_stride multiples of 4, src and dst 16-byte aligned.
+  auto runs4 = [](const Tf32x3Operand& o) {
+    return !o.k_in_cols && o.rows % 4 == 0 && o.ld % 4 == 0 && o.ldd % 4 == 0 && o.part_stride % 4 == 0 &&
+           reinterpret_cast<uintptr_t>(o.src) % 16 == 0 && reinterpret_cast<uintptr_t>(o.dst) % 16 == 0;
+  };
   const dim3 grid(unsigned(most < kMaxBlocks ? most : kMaxBlocks), 1, 2);
-  tf32x3_split_kernel<<<grid, dim3(kTile, kRowsPerPass), 0, s>>>(a, b, stats);
+  tf32x3_split_kernel<<<grid, dim3(kTile, kRowsPerPass), 0, s>>>(a, b, stats, runs4(a), runs4(b));
   return cudaGetLastError();
 }
 
