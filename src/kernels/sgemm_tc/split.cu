@@ -21,7 +21,9 @@ namespace myblas {
 namespace {
 
 constexpr int kTile = 32;       // a tile is kTile x kTile elements of the stored matrix
-constexpr int kRowsPerPass = 8;  // block of kTile x kRowsPerPass threads: 4 elements each
+constexpr int kRowsPerPass = 8;  // block of kTile x kRowsPerPass threads: 4 elements each (64 x 64 tiles, 8 each, were slower)
+constexpr int kWarps = kTile * kRowsPerPass / 32;
+static_assert(kTile % 32 == 0 && kTile % kRowsPerPass == 0, "a tile row is whole warps; each thread takes kTile / kRowsPerPass values");
 constexpr int kMaxBlocks = 1024;  // per operand; each walks tiles / gridDim.x tiles
 
 // One element's parts (T = float), or four neighbours' along k (T = float4), d pointing at
@@ -63,7 +65,7 @@ __global__ void __launch_bounds__(kTile * kRowsPerPass) tf32x3_split_kernel(Tf32
                                                                             Tf32x3Stats* stats, int runs4_a,
                                                                             int runs4_b) {
   __shared__ float big_t[kTile][kTile + 1], small_t[kTile][kTile + 1];  // (kTile x kTile) transposed tile
-  __shared__ unsigned red[2][kRowsPerPass];
+  __shared__ unsigned red[2][kWarps];
   const int which = blockIdx.z;
   const Tf32x3Operand o = which == 0 ? a : b;
   const int tx = threadIdx.x, ty = threadIdx.y;
@@ -111,14 +113,15 @@ __global__ void __launch_bounds__(kTile * kRowsPerPass) tf32x3_split_kernel(Tf32
   }
   max_bits = __reduce_max_sync(0xffffffffu, max_bits);
   not_min_bits = __reduce_max_sync(0xffffffffu, not_min_bits);
-  if (tx == 0) {
-    red[0][ty] = max_bits;
-    red[1][ty] = not_min_bits;
+  const int lin = ty * kTile + tx;
+  if (lin % 32 == 0) {
+    red[0][lin / 32] = max_bits;
+    red[1][lin / 32] = not_min_bits;
   }
   __syncthreads();
   if (ty == 0 && tx < 2) {
     unsigned v = 0;
-    for (int w = 0; w < kRowsPerPass; ++w) v = max(v, red[tx][w]);
+    for (int w = 0; w < kWarps; ++w) v = max(v, red[tx][w]);
     unsigned* slot = tx == 0 ? &stats->max_abs_bits[which] : &stats->not_min_abs_bits[which];
     if (v > *reinterpret_cast<volatile unsigned*>(slot)) atomicMax(slot, v);
   }

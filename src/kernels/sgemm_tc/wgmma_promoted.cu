@@ -710,36 +710,38 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 }
 
-// Split-K's last pass, a block per 192 x 128 tile of the divided scheduled tiles (whole ..
-// tiles - 1 of the persistent order, wide tiles each): C := alpha * (slot_0 + ... +
-// slot_{splits-1}) + beta * C over the tile's elements in C, the slices added in order; beta == 0
-// never reads C. Writes nothing where `stats` refuse.
+// Split-K's last pass over the divided scheduled tiles (whole .. tiles - 1 of the persistent
+// order, wide 192 x 128 tiles each), a thread an element of a tile's slot: C := alpha * (slot_0 +
+// ... + slot_{splits-1}) + beta * C for the elements inside C, the slices added in order;
+// beta == 0 never reads C. Writes nothing where `stats` refuse.
 __global__ void splitk_reduce_kernel(Params p, const Tf32x3Stats* stats, int k) {
   if (stats && tf32x3_refuse_rule(*stats, k)) return;
+  constexpr int kT = kBI * kBJ;
   const int divided = p.tiles_i * p.sched_j - p.whole;
-  for (int dr = blockIdx.x; dr < divided * p.wide; dr += gridDim.x) {
-    const int d = dr / p.wide, r = dr % p.wide;  // (slot dr of slice 0)
+  const int64_t total = int64_t(divided) * p.wide * kT, step = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t x = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; x < total; x += step) {
+    const int dr = int(x / kT), e = int(x % kT);  // (slot dr of slice 0, element e of its tile)
+    const int d = dr / p.wide, r = dr % p.wide;
     int tj, ti;
     tile_coords(p.whole + d, p, &tj, &ti);
     tj = tj * p.wide + r;
-    const int rows = min(kBI, p.m - ti * kBI), cols = min(kBJ, p.n - tj * kBJ);  // (<= 0: off the edge)
-    for (int e = threadIdx.x; e < kBI * kBJ; e += blockDim.x) {
-      const int li = e % kBI, lj = e / kBI;
-      if (li >= rows || lj >= cols) continue;
-      const float* w = p.work + int64_t(dr) * (kBI * kBJ) + e;
-      float s = w[0];
-      for (int q = 1; q < p.splits; ++q) s += w[int64_t(q) * divided * p.wide * (kBI * kBJ)];
-      float* cij = p.c + (ti * kBI + li) + int64_t(tj * kBJ + lj) * p.ldc;
-      *cij = p.beta == 0.f ? p.alpha * s : fmaf(p.beta, *cij, p.alpha * s);
-    }
+    const int i = ti * kBI + e % kBI, j = tj * kBJ + e / kBI;
+    if (i >= p.m || j >= p.n) continue;  // (edge rows and columns, and a pair's tile off the edge)
+    const float* w = p.work + x;
+    float s = w[0];
+    for (int q = 1; q < p.splits; ++q) s += w[int64_t(q) * divided * p.wide * kT];
+    float* cij = p.c + i + int64_t(j) * p.ldc;
+    *cij = p.beta == 0.f ? p.alpha * s : fmaf(p.beta, *cij, p.alpha * s);
   }
 }
 
 // The last pass over the divided tiles of p's plan, where there are any.
 cudaError_t reduce_divided(const Params& p, const Tf32x3Stats* stats, int k, int sms, cudaStream_t s) {
-  const int divided = p.tiles_i * p.sched_j - p.whole;
+  const int64_t divided = int64_t(p.tiles_i) * p.sched_j - p.whole;
   if (divided <= 0) return cudaSuccess;
-  splitk_reduce_kernel<<<std::min(divided * p.wide, 8 * sms), 256, 0, s>>>(p, stats, k);
+  const int64_t total = divided * p.wide * (kBI * kBJ);
+  const int blocks = int(std::min<int64_t>((total + 255) / 256, int64_t(sms) * 16));
+  splitk_reduce_kernel<<<blocks, 256, 0, s>>>(p, stats, k);
   return cudaGetLastError();
 }
 
