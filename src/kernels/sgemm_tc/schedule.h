@@ -80,46 +80,44 @@ TF32X3_HD int turn_barrier(int consumer) { return consumer == 0 ? 1 : 2; }  // w
 TF32X3_HD bool signals_before_first(int consumer) { return consumer == 1; }
 TF32X3_HD bool waits_after_last(int consumer) { return consumer == 0; }
 
-// The split-K count for a product of `tiles` tiles and nk k-blocks on `sms` multiprocessors: the
-// count in 1..4 whose units fill the waves of the persistent grid best, each split beyond the
-// first charged 4% (its FP32 sums go through device memory once more), ties to fewer; none
-// from 4 waves of tiles up (quantisation below 1/4 of a wave) or below 24 k-blocks a slice.
-inline int splitk_choose(int tiles, int nk, int sms) {
-  if (tiles <= 0 || sms <= 0 || tiles >= 4 * sms) return 1;
-  int best = 1;
-  double best_score = -1;
-  for (int s = 1; s <= 4; ++s) {
-    if (s > 1 && nk / s < 24) break;
-    const long long units = (long long)tiles * s, waves = (units + sms - 1) / sms;
-    const double score = double(units) / double(waves * sms) - 0.04 * (s - 1);
-    if (score > best_score + 1e-9) {
-      best_score = score;
-      best = s;
-    }
-  }
-  return best;
-}
-
-// The split plan for `tiles` tiles of nk k-blocks on `sms` multiprocessors. Under 4 waves of
-// tiles every tile is divided (splitk_choose; whole = 0, or whole = tiles when it keeps 1).
-// From 4 waves up the whole waves run whole and only the last, partial wave's tiles are divided,
-// into as many slices as fit one wave (at most 4, each at least 24 k-blocks), so that the last
-// wave takes 1/splits of a tile's time instead of all of it (4096^3 on 132 SMs: 704 tiles, 5
-// waves whole and 44 tiles in 3 slices, 5.33 tile times instead of 6).
+// The split plan for `tiles` tiles of nk k-blocks on `sms` multiprocessors, the better scored of
+// two families, each with s in 1..4 slices of at least 24 k-blocks:
+// - every tile divided in s (s = 1: none; whole = 0, or tiles): waves of tiles x s units of 1/s
+//   of a tile's time;
+// - from one wave of tiles up, the whole waves whole and the last, partial wave's tiles divided
+//   in s where their units fit one wave: whole waves plus 1/s of a tile's time (4096^3 on 132 SMs:
+//   704 tiles, 5 waves whole and 44 tiles in 3 slices, 5.33 tile times instead of 6).
+// Score: the tiles' time at full occupancy over the plan's, less 4% for each split beyond the
+// first in the share of tiles divided (their FP32 sums go through device memory once more); ties
+// to the earlier candidate (fewer slices, every tile divided before the last wave's). So 2048^3
+// (176 tiles) takes 132 whole and 44 in 3 (1.33 tile times, as every tile in 3, with a quarter
+// of the sums through memory).
 struct SplitPlan {
   int splits, whole;
 };
 inline SplitPlan split_plan(int tiles, int nk, int sms) {
   if (tiles <= 0 || sms <= 0) return SplitPlan{1, tiles > 0 ? tiles : 0};
-  if (tiles < 4 * sms) {
-    const int s = splitk_choose(tiles, nk, sms);
-    return SplitPlan{s, s > 1 ? 0 : tiles};
+  const double ideal = double(tiles) / sms;
+  const int waves_whole = tiles / sms, rem = tiles % sms;
+  SplitPlan best{1, tiles};
+  double best_score = -1;
+  for (int s = 1; s <= 4; ++s) {
+    if (s > 1 && nk / s < 24) break;
+    const long long waves = ((long long)tiles * s + sms - 1) / sms;
+    const double all = ideal / (double(waves) / s) - 0.04 * (s - 1);
+    if (all > best_score + 1e-9) {
+      best_score = all;
+      best = SplitPlan{s, s > 1 ? 0 : tiles};
+    }
+    if (s > 1 && waves_whole > 0 && rem > 0 && rem * s <= sms) {
+      const double last = ideal / (waves_whole + 1.0 / s) - 0.04 * (s - 1) * double(rem) / tiles;
+      if (last > best_score + 1e-9) {
+        best_score = last;
+        best = SplitPlan{s, tiles - rem};
+      }
+    }
   }
-  const int rem = tiles % sms;
-  if (rem == 0) return SplitPlan{1, tiles};
-  int s = sms / rem < 4 ? sms / rem : 4;
-  while (s > 1 && nk / s < 24) --s;
-  return s > 1 ? SplitPlan{s, tiles - rem} : SplitPlan{1, tiles};
+  return best;
 }
 
 }  // namespace tf32x3_schedule
