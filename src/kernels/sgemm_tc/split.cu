@@ -2,11 +2,12 @@
 // single TF32 product of depth 3k, k-contiguous, and gathers the magnitudes that decide whether
 // the split is exact enough. Memory-bound: each element is read once and written three times
 // (twice in the two-part layout, Tf32x3Operand::part_stride).
-// A block walks 32 x 32 tiles of the stored matrix: loads run down the stored columns (coalesced);
-// where k runs along the stored columns the tile is transposed through shared memory so that the
-// stores run along k, coalesced too. Where k runs down the stored columns and every run of 4
-// along them is 16-byte aligned in the source and in each part, a thread takes 4 values at once
-// instead (one 16-byte load, a 16-byte store per part). The statistics are reduced per block and reach device memory
+// Loads run down the stored columns (coalesced). Where k runs along the stored columns, each warp
+// transposes its own 32 x 32 tiles through its own shared tile (32 loads in flight a lane, no
+// block-wide barrier), so that the stores run along k, coalesced too. Where k runs down the stored
+// columns, a block walks 32 x 32 tiles, or, where every run of 4 along the columns is 16-byte
+// aligned in the source and in each part, a thread takes 4 values at once (one 16-byte load, a
+// 16-byte store per part). The statistics are reduced per block and reach device memory
 // with an atomic only when they beat what is already there.
 #include <cuda_runtime.h>
 
@@ -21,9 +22,10 @@ namespace myblas {
 namespace {
 
 constexpr int kTile = 32;       // a tile is kTile x kTile elements of the stored matrix
-constexpr int kRowsPerPass = 8;  // block of kTile x kRowsPerPass threads: 4 elements each (64 x 64 tiles, 8 each, were slower)
+constexpr int kRowsPerPass = 8;  // block of kTile x kRowsPerPass threads: 4 elements each
 constexpr int kWarps = kTile * kRowsPerPass / 32;
 static_assert(kTile % 32 == 0 && kTile % kRowsPerPass == 0, "a tile row is whole warps; each thread takes kTile / kRowsPerPass values");
+static_assert(kTile == 32, "split_transposed: a warp transposes 32 x 32 tiles");
 constexpr int kMaxBlocks = 1024;  // per operand; each walks tiles / gridDim.x tiles
 
 // One element's parts (T = float), or four neighbours' along k (T = float4), d pointing at
@@ -60,11 +62,46 @@ __device__ __forceinline__ void split_runs4(const Tf32x3Operand& o, unsigned* ma
   }
 }
 
+// The operand's split where k runs along its stored columns (stored mn x k): warp w of the grid
+// takes tiles w, w + warps, ... of 32 x 32; a lane loads its row of the tile (32 loads), the warp
+// writes the tile into its shared tile and reads it back transposed, and lane l stores k = c0 + l
+// of each of the tile's 32 rows in every part. `tile` is the warp's own 32 x 33 floats.
+__device__ __forceinline__ void split_transposed(const Tf32x3Operand& o, float (*tile)[kTile + 1], unsigned* max_bits,
+                                                 unsigned* not_min_bits) {
+  const int lane = threadIdx.x % 32;
+  const int tiles_r = (o.rows + 31) / 32, tiles_c = (o.cols + 31) / 32;
+  const int64_t tiles = int64_t(tiles_r) * tiles_c;
+  const int warps = int(blockDim.x * blockDim.y / 32);
+  const int64_t step = int64_t(gridDim.x) * warps;
+  for (int64_t t = int64_t(blockIdx.x) * warps + (threadIdx.y * blockDim.x + threadIdx.x) / 32; t < tiles; t += step) {
+    const int r0 = int(t % tiles_r) * 32, c0 = int(t / tiles_r) * 32;
+    float x[32];
+#pragma unroll
+    for (int j = 0; j < 32; ++j) {
+      const int r = r0 + lane, c = c0 + j;
+      x[j] = r < o.rows && c < o.cols ? __ldg(o.src + r + int64_t(c) * o.ld) : 0.f;
+    }
+    __syncwarp();  // (the previous tile's reads of the shared tile are done)
+#pragma unroll
+    for (int j = 0; j < 32; ++j) tile[j][lane] = x[j];  // tile[k - c0][mn - r0]
+    __syncwarp();
+    const int kk = c0 + lane;
+#pragma unroll 4
+    for (int j = 0; j < 32; ++j) {
+      const int mn = r0 + j;
+      if (kk >= o.cols || mn >= o.rows) continue;
+      float big, small;
+      split_element(tile[lane][j], &big, &small, max_bits, not_min_bits);
+      store_parts<float>(o, o.dst + kk + int64_t(mn) * o.ldd, o.cols, big, small);
+    }
+  }
+}
+
 // runs4_a, runs4_b: the operand is split 4 values a thread (split_runs4).
 __global__ void __launch_bounds__(kTile * kRowsPerPass) tf32x3_split_kernel(Tf32x3Operand a, Tf32x3Operand b,
                                                                             Tf32x3Stats* stats, int runs4_a,
                                                                             int runs4_b) {
-  __shared__ float big_t[kTile][kTile + 1], small_t[kTile][kTile + 1];  // (kTile x kTile) transposed tile
+  __shared__ float tiles_t[kWarps][kTile][kTile + 1];  // each warp's tile to transpose through
   __shared__ unsigned red[2][kWarps];
   const int which = blockIdx.z;
   const Tf32x3Operand o = which == 0 ? a : b;
@@ -74,8 +111,12 @@ __global__ void __launch_bounds__(kTile * kRowsPerPass) tf32x3_split_kernel(Tf32
   const int k = o.k_in_cols ? o.cols : o.rows;
   const int64_t ldd = o.ldd;  // dst: 3k x mn
   unsigned max_bits = 0, not_min_bits = 0;
-  if (which == 0 ? runs4_a : runs4_b) split_runs4(o, &max_bits, &not_min_bits);
-  for (int64_t t = blockIdx.x; t < tiles && !(which == 0 ? runs4_a : runs4_b); t += gridDim.x) {
+  const bool runs4 = which == 0 ? runs4_a : runs4_b;
+  if (runs4)
+    split_runs4(o, &max_bits, &not_min_bits);
+  else if (o.k_in_cols)
+    split_transposed(o, tiles_t[(ty * kTile + tx) / 32], &max_bits, &not_min_bits);
+  for (int64_t t = blockIdx.x; t < tiles && !runs4 && !o.k_in_cols; t += gridDim.x) {
     const int r0 = int(t % tiles_r) * kTile, c0 = int(t / tiles_r) * kTile;
     const int r = r0 + tx;
     float big[kTile / kRowsPerPass], small[kTile / kRowsPerPass];
@@ -86,29 +127,12 @@ __global__ void __launch_bounds__(kTile * kRowsPerPass) tf32x3_split_kernel(Tf32
       if (r < o.rows && c < o.cols) x = __ldg(o.src + r + int64_t(c) * o.ld);
       split_element(x, &big[p], &small[p], &max_bits, &not_min_bits);
     }
-    if (!o.k_in_cols) {  // stored k x mn: the stores run down the stored column as the loads did
+    // stored k x mn: the stores run down the stored column as the loads did
 #pragma unroll
-      for (int p = 0; p < kTile / kRowsPerPass; ++p) {
-        const int c = c0 + ty + kRowsPerPass * p;
-        if (r >= o.rows || c >= o.cols) continue;
-        store_parts<float>(o, o.dst + r + int64_t(c) * ldd, k, big[p], small[p]);
-      }
-    } else {  // stored mn x k: transpose, so that lanes store consecutive k
-      __syncthreads();  // (the previous tile's reads of the shared tiles are done)
-#pragma unroll
-      for (int p = 0; p < kTile / kRowsPerPass; ++p) {
-        big_t[ty + kRowsPerPass * p][tx] = big[p];
-        small_t[ty + kRowsPerPass * p][tx] = small[p];
-      }
-      __syncthreads();
-      const int kk = c0 + tx;  // this lane's k
-#pragma unroll
-      for (int p = 0; p < kTile / kRowsPerPass; ++p) {
-        const int mn = r0 + ty + kRowsPerPass * p;
-        if (kk >= o.cols || mn >= o.rows) continue;
-        const float bg = big_t[tx][ty + kRowsPerPass * p], sm = small_t[tx][ty + kRowsPerPass * p];
-        store_parts<float>(o, o.dst + kk + int64_t(mn) * ldd, k, bg, sm);
-      }
+    for (int p = 0; p < kTile / kRowsPerPass; ++p) {
+      const int c = c0 + ty + kRowsPerPass * p;
+      if (r >= o.rows || c >= o.cols) continue;
+      store_parts<float>(o, o.dst + r + int64_t(c) * ldd, k, big[p], small[p]);
     }
   }
   max_bits = __reduce_max_sync(0xffffffffu, max_bits);
