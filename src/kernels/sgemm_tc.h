@@ -109,10 +109,10 @@ const char* tf32x3_wgmma_can_implement(int64_t ld3);
 // the split (the same arithmetic: the same bits).
 // p64_ordered_pair is p64_ordered run by clusters of two blocks that take neighbouring tiles of
 // the same rows of C: each block loads half of the A3 tile the two share and the copy engine
-// multicasts it into both, so a block reads 28 KiB a stage from L2 instead of 40 (the tiles'
-// demand on L2 at p64_ordered's speed, about 8.6 TB/s at 4096^3, is what the shared half cuts).
-// The same arithmetic as p64_ordered: its bits, for the same plan of work (tf32x3_splitk_choose
-// plans its pairs of tiles as one).
+// multicasts it into both, so a block reads 28 KiB a stage from L2 instead of 40. The same
+// arithmetic as p64_ordered: its bits, for the same plan of work (tf32x3_splitk_choose plans its
+// pairs of tiles as one). Measured 4-5% slower than p64_ordered on the H200 (L2 is not what
+// limits the product): kept for measurement, not the default.
 enum class Tf32x3Kernel : int { p32, p32_ordered, p32_halves, p64, p64_ordered, p64_halves, p64_ordered_2part,
                                 p64_ordered_fused, p64_ordered_fused_ahead, p64_ordered_pair };
 constexpr int kTf32x3Kernels = 10;
@@ -148,8 +148,9 @@ Tf32x3Kernel tf32x3_kernel_from_env(std::string* unknown);
 
 // Split-K: the product's tiles (192 rows by 128 columns of C) run as work units of a persistent
 // grid; a plan divides some of them into k-slices, each its own unit, where whole tiles alone
-// would leave multiprocessors idle: every tile under 4 waves of tiles (48 tiles at 1024^2 on
-// 132 SMs), only the last, partial wave's from 4 waves up (tf32x3_schedule::split_plan). The
+// would leave multiprocessors idle: every tile (48 tiles at 1024^2 on 132 SMs), or, from one wave
+// of tiles up, only the last, partial wave's (704 at 4096^2: 660 whole, 44 in 3 slices),
+// whichever fills the waves better (tf32x3_schedule::split_plan). The
 // first `whole` tiles of the persistent order run whole and write C; each of the others is
 // divided into `splits` slices whose FP32 sums go to their own 192 x 128 slot of `work`, and one
 // last pass adds a tile's slices in order and applies alpha and beta (deterministic).
