@@ -2,7 +2,8 @@
 """Plot and tabulate bench_sgemm_tf32x3's CSVs: speed ratio to cuBLAS FP32 SGEMM per shape, and
 the error ratio to FP32 SGEMM against k for each kind of data, for the precision mode and the
 cuBLAS-composed variant. Usage:
-  plot_sgemm_tf32x3.py SPEED.csv ACCURACY.csv OUT.png   (writes the plot, prints markdown tables)"""
+  plot_sgemm_tf32x3.py SPEED.csv ACCURACY.csv OUT.png [DEVICE]   (writes the plot, prints markdown
+  tables; DEVICE names the GPU in the title, default H100)"""
 import csv
 import sys
 
@@ -14,6 +15,7 @@ def rows(path):
 
 def main():
     speed, acc, out = rows(sys.argv[1]), rows(sys.argv[2]), sys.argv[3]
+    device = sys.argv[4] if len(sys.argv) > 4 else "H100"
     shapes, table = [], {}
     for r in speed:
         key = "%s %sx%sx%s" % (r["trans"], r["m"], r["n"], r["k"])
@@ -63,7 +65,7 @@ def main():
     ax1.invert_yaxis()
     ax1.set_xlabel("speed / cublasSgemm (FP32), same process")
     ax1.legend(fontsize=8, loc="lower right")
-    ax1.set_title("3xTF32 SGEMM on the H100, device pointers")
+    ax1.set_title("3xTF32 SGEMM on the %s, device pointers" % device)
     colors = {"uniform": "tab:blue", "spread": "tab:orange", "cancel": "tab:green"}
     for kind, col in colors.items():
         ks = [key for key in cases if key[0] == kind and key[1] == "1024"]
