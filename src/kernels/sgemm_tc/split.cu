@@ -24,8 +24,8 @@ namespace {
 constexpr int kTile = 32;       // a tile is kTile x kTile elements of the stored matrix
 constexpr int kRowsPerPass = 8;  // block of kTile x kRowsPerPass threads: 4 elements each
 constexpr int kWarps = kTile * kRowsPerPass / 32;
-static_assert(kTile % 32 == 0 && kTile % kRowsPerPass == 0, "a tile row is whole warps; each thread takes kTile / kRowsPerPass values");
-static_assert(kTile == 32, "split_transposed: a warp transposes 32 x 32 tiles");
+static_assert(kTile == 32 && kTile % kRowsPerPass == 0,
+              "a tile row is a warp (split_transposed: a warp's 32 x 32 tiles); each thread takes kTile / kRowsPerPass values");
 constexpr int kMaxBlocks = 1024;  // per operand; each walks tiles / gridDim.x tiles
 
 // One element's parts (T = float), or four neighbours' along k (T = float4), d pointing at
@@ -97,6 +97,33 @@ __device__ __forceinline__ void split_transposed(const Tf32x3Operand& o, float (
   }
 }
 
+// The operand's split where k runs down its stored columns without 16-byte runs: block b of the
+// grid takes tiles b, b + blocks, ... of kTile x kTile, each thread kTile / kRowsPerPass values of
+// a stored column, the stores running down the column as the loads did.
+__device__ __forceinline__ void split_tiles(const Tf32x3Operand& o, unsigned* max_bits, unsigned* not_min_bits) {
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int tiles_r = (o.rows + kTile - 1) / kTile, tiles_c = (o.cols + kTile - 1) / kTile;
+  const int64_t tiles = int64_t(tiles_r) * tiles_c;
+  for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const int r0 = int(t % tiles_r) * kTile, c0 = int(t / tiles_r) * kTile;
+    const int r = r0 + tx;
+    float big[kTile / kRowsPerPass], small[kTile / kRowsPerPass];
+#pragma unroll
+    for (int p = 0; p < kTile / kRowsPerPass; ++p) {
+      const int c = c0 + ty + kRowsPerPass * p;
+      float x = 0.f;
+      if (r < o.rows && c < o.cols) x = __ldg(o.src + r + int64_t(c) * o.ld);
+      split_element(x, &big[p], &small[p], max_bits, not_min_bits);
+    }
+#pragma unroll
+    for (int p = 0; p < kTile / kRowsPerPass; ++p) {
+      const int c = c0 + ty + kRowsPerPass * p;
+      if (r >= o.rows || c >= o.cols) continue;
+      store_parts<float>(o, o.dst + r + int64_t(c) * o.ldd, o.rows, big[p], small[p]);
+    }
+  }
+}
+
 // runs4_a, runs4_b: the operand is split 4 values a thread (split_runs4).
 __global__ void __launch_bounds__(kTile * kRowsPerPass) tf32x3_split_kernel(Tf32x3Operand a, Tf32x3Operand b,
                                                                             Tf32x3Stats* stats, int runs4_a,
@@ -106,35 +133,13 @@ __global__ void __launch_bounds__(kTile * kRowsPerPass) tf32x3_split_kernel(Tf32
   const int which = blockIdx.z;
   const Tf32x3Operand o = which == 0 ? a : b;
   const int tx = threadIdx.x, ty = threadIdx.y;
-  const int tiles_r = (o.rows + kTile - 1) / kTile, tiles_c = (o.cols + kTile - 1) / kTile;
-  const int64_t tiles = int64_t(tiles_r) * tiles_c;
-  const int k = o.k_in_cols ? o.cols : o.rows;
-  const int64_t ldd = o.ldd;  // dst: 3k x mn
   unsigned max_bits = 0, not_min_bits = 0;
-  const bool runs4 = which == 0 ? runs4_a : runs4_b;
-  if (runs4)
+  if (which == 0 ? runs4_a : runs4_b)
     split_runs4(o, &max_bits, &not_min_bits);
   else if (o.k_in_cols)
     split_transposed(o, tiles_t[(ty * kTile + tx) / 32], &max_bits, &not_min_bits);
-  for (int64_t t = blockIdx.x; t < tiles && !runs4 && !o.k_in_cols; t += gridDim.x) {
-    const int r0 = int(t % tiles_r) * kTile, c0 = int(t / tiles_r) * kTile;
-    const int r = r0 + tx;
-    float big[kTile / kRowsPerPass], small[kTile / kRowsPerPass];
-#pragma unroll
-    for (int p = 0; p < kTile / kRowsPerPass; ++p) {
-      const int c = c0 + ty + kRowsPerPass * p;
-      float x = 0.f;
-      if (r < o.rows && c < o.cols) x = __ldg(o.src + r + int64_t(c) * o.ld);
-      split_element(x, &big[p], &small[p], &max_bits, &not_min_bits);
-    }
-    // stored k x mn: the stores run down the stored column as the loads did
-#pragma unroll
-    for (int p = 0; p < kTile / kRowsPerPass; ++p) {
-      const int c = c0 + ty + kRowsPerPass * p;
-      if (r >= o.rows || c >= o.cols) continue;
-      store_parts<float>(o, o.dst + r + int64_t(c) * ldd, k, big[p], small[p]);
-    }
-  }
+  else
+    split_tiles(o, &max_bits, &not_min_bits);
   max_bits = __reduce_max_sync(0xffffffffu, max_bits);
   not_min_bits = __reduce_max_sync(0xffffffffu, not_min_bits);
   const int lin = ty * kTile + tx;
