@@ -50,6 +50,7 @@
 #include "kernels/gemm_args.h"  // aligned16, SmemLimitOnce
 #include "kernels/mbarrier.cuh"  // smem_u32, mbar_*, tma_load_2d
 #include "kernels/sm90.cuh"      // sm90a_ready, make_tensor_map_2d
+#include "kernels/hgemm/wgmma.cuh"  // smem_desc, wgmma_*
 
 namespace myblas {
 namespace hgemm_detail {
@@ -107,45 +108,6 @@ struct OutC<float> {
 };
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-// Shared-memory matrix descriptor, 128-byte swizzle. K-major: rows of 128 bytes along k, 8-row
-// core groups `sbo` apart (lbo unused). MN-major: rows of 128 bytes (64 elements) along m/n, one
-// per k; `lbo` between 64-wide blocks along m/n, `sbo` between groups of 8 k.
-__device__ __forceinline__ uint64_t smem_desc(uint32_t addr, uint32_t lbo, uint32_t sbo) {
-  return uint64_t((addr & 0x3FFFF) >> 4) | (uint64_t((lbo & 0x3FFFF) >> 4) << 16) |
-         (uint64_t((sbo & 0x3FFFF) >> 4) << 32) | (uint64_t(1) << 62);
-}
-
-__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void wgmma_wait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-// Keeps the compiler from touching accumulators while an asynchronous wgmma owns them.
-__device__ __forceinline__ void fence_acc(float (&d)[128]) {
-#pragma unroll
-  for (int i = 0; i < 128; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
-
-#define MYBLAS_WGMMA_NAME wgmma_m64n256k16_f16
-#define MYBLAS_WGMMA_AB "f16"
-#include "kernels/hgemm/wgmma_m64n256k16.inc"
-#undef MYBLAS_WGMMA_NAME
-#undef MYBLAS_WGMMA_AB
-#define MYBLAS_WGMMA_NAME wgmma_m64n256k16_bf16
-#define MYBLAS_WGMMA_AB "bf16"
-#include "kernels/hgemm/wgmma_m64n256k16.inc"
-#undef MYBLAS_WGMMA_NAME
-#undef MYBLAS_WGMMA_AB
-
-template <class TIn, int TransA, int TransB>
-__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t desc_a, uint64_t desc_b, int scale_d) {
-  if constexpr (std::is_same<TIn, __nv_bfloat16>::value)
-    wgmma_m64n256k16_bf16<TransA, TransB>(d, desc_a, desc_b, scale_d);
-  else
-    wgmma_m64n256k16_f16<TransA, TransB>(d, desc_a, desc_b, scale_d);
-}
-
 // Asks the copy engine to bring the box at (c0, c1) of the map into L2 (no shared memory, no
 // completion to wait for; the parts outside the tensor are ignored).
 __device__ __forceinline__ void tma_prefetch_2d(const CUtensorMap* map, int c0, int c1) {
@@ -383,7 +345,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int kk = 0; kk < kBK / 16; ++kk) {
           const uint64_t da = kBtMN ? smem_desc(sb + kk * 2048, 8192, 1024) : smem_desc(sb + kk * 32, 16, 1024);
           const uint64_t db = kAtMN ? smem_desc(sa + kk * 2048, 8192, 1024) : smem_desc(sa + kk * 32, 16, 1024);
-          wgmma_m64n256k16<TIn, kBtMN ? 1 : 0, kAtMN ? 1 : 0>(acc, da, db, (kb | kk) != 0);
+          wgmma_m64k16<kBI, TIn, kBtMN ? 1 : 0, kAtMN ? 1 : 0>(acc, da, db, (kb | kk) != 0);
         }
         wgmma_commit();
         // Waiting for this k-block's wgmmas before releasing the stage measured the same as
