@@ -37,8 +37,12 @@ enum class HgemmKernel {
                      // aligned, its leading dimension a multiple of 8): the large operand streamed from
                      // memory straight into mma.sync fragments, k split over a cluster
                      // (src/kernels/hgemm/skinny_stream.cu). Also sbgemm/shgemm.
+  wgmma_splitk,      // Hopper (sm_90a): one 128 x N tile a cluster (N = 64, 128, 256: the short side
+                     // rounded up), wgmma fed by TMA with up to 8 stages, k split over the cluster's
+                     // ranks and the shares added in distributed shared memory, once-rounded epilogue
+                     // (src/kernels/hgemm/wgmma_splitk.cu). TMA's rules as wgmma_tma. Also sbgemm/shgemm.
 };
-constexpr int kHgemmKernelCount = 8;
+constexpr int kHgemmKernelCount = 9;
 
 const char* hgemm_kernel_name(HgemmKernel k);
 bool hgemm_kernel_from_name(const char* name, HgemmKernel* out);

@@ -336,7 +336,7 @@ void run_mixed_case(myblas::Routine r, const Case& c, int c_offset) {
   p.c = dc.ptr + kPad;
   p.mem_a = p.mem_b = p.mem_c = myblas::Mem::device;
   const HgemmKernel takers[] = {HgemmKernel::wgmma_tma, HgemmKernel::splitk_64x128, HgemmKernel::splitk_128x64,
-                                HgemmKernel::skinny_stream};
+                                HgemmKernel::skinny_stream, HgemmKernel::wgmma_splitk};
   for (int i = 0; i < myblas::kHgemmKernelCount; ++i)
     if (std::find(std::begin(takers), std::end(takers), HgemmKernel(i)) == std::end(takers))
       EXPECT_NE(myblas::hgemm_can_implement(HgemmKernel(i), p), nullptr) << myblas::hgemm_kernel_name(HgemmKernel(i));

@@ -479,6 +479,7 @@ Tile hgemm_tile(myblas::HgemmKernel k) {
     case myblas::HgemmKernel::splitk_64x128: return {64, 128, 64};
     case myblas::HgemmKernel::splitk_128x64: return {128, 64, 64};
     case myblas::HgemmKernel::skinny_stream: return {64, 128, 32};
+    case myblas::HgemmKernel::wgmma_splitk: return {128, 64, 64};
     default: break;
   }
   return {128, 256, 64};

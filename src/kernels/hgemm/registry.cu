@@ -23,6 +23,7 @@ constexpr KernelEntry<HgemmKernel> kTable[kHgemmKernelCount] = {
     {HgemmKernel::splitk_64x128, "splitk_cluster_64x128x64_s3", true},
     {HgemmKernel::splitk_128x64, "splitk_cluster_128x64x64_s3", true},
     {HgemmKernel::skinny_stream, "skinny_stream_64", true},
+    {HgemmKernel::wgmma_splitk, "wgmma_splitk_128xN", true},
 };
 
 }  // namespace
@@ -58,6 +59,8 @@ const char* hgemm_can_implement(HgemmKernel k, const GemmProblem& p) {
       return hgemm_detail::splitk_can_implement(p);
     case HgemmKernel::skinny_stream:
       return hgemm_detail::stream_can_implement(p);
+    case HgemmKernel::wgmma_splitk:
+      return hgemm_detail::wgmma_splitk_can_implement(p);
   }
   return "unknown kernel";
 }
@@ -76,15 +79,19 @@ const char* hgemm_can_implement(HgemmKernel k, const GemmProblem& p) {
 // as fast (16.2 against 17.8) (bench/results/h200-hgemm-skinny-2026-11-28.md). Both stay slower than
 // cuBLAS there (0.70-0.85x), so auto mode keeps cuBLAS on these shapes; this is the kernels
 // backend's choice.
+// Where TMA can take the operands, the wgmma split-k kernel before the mma.sync one: 1.5-2.0x
+// faster on the H200 at 32-256 x 4096 x 4096 (10.5-19.8 us against 19.5-39.4, every role and
+// transpose; bench/results/h200-hgemm-skinny-2026-11-28.md).
 // m <= 16 with B 'N', or n <= 16 with A 'T': the streaming kernel (11.6 and 11.2 us at 16 x 4096 x
-// 4096 and 4096 x 16 x 4096 against 22.2 and 21.2 for split-k; at 64 rows 32.0 against 19.8, so
-// not there).
+// 4096 and 4096 x 16 x 4096 against 22.2 and 21.2 for split-k, 14.3-16.6 for wgmma split-k; at 64
+// rows 32.0 against 19.8, so not there).
 HgemmKernel hgemm_choose(const GemmProblem& p) {
   if (((p.m <= 16 && p.tb == Op::N) || (p.n <= 16 && p.ta == Op::T)) &&
       !hgemm_can_implement(HgemmKernel::skinny_stream, p))
     return HgemmKernel::skinny_stream;
   const int64_t wgmma_tiles = (int64_t(p.m) + 255) / 256 * ((int64_t(p.n) + 127) / 128);
   if (std::min(p.m, p.n) <= 256 && 2 * wgmma_tiles < device_sm_count()) {
+    if (!hgemm_can_implement(HgemmKernel::wgmma_splitk, p)) return HgemmKernel::wgmma_splitk;
     const HgemmKernel split = p.m <= p.n ? HgemmKernel::splitk_64x128 : HgemmKernel::splitk_128x64;
     if (!hgemm_can_implement(split, p)) return split;
   }
@@ -104,6 +111,7 @@ cudaError_t hgemm_run(HgemmKernel k, const GemmProblem& p, cudaStream_t s) {
     case HgemmKernel::splitk_64x128: return launch_splitk(p, 64, 128, s);
     case HgemmKernel::splitk_128x64: return launch_splitk(p, 128, 64, s);
     case HgemmKernel::skinny_stream: return launch_stream(p, s);
+    case HgemmKernel::wgmma_splitk: return launch_wgmma_splitk(p, s);
   }
   return cudaErrorInvalidValue;
 }
