@@ -396,9 +396,23 @@ __attribute__((noinline)) static void run_gemm_routed(GemmProblem& p) {
                             within(p.k);
   const bool hgemm_beta_stream = hgemm_beta && gpu && stream_shape &&
                                  hgemm_can_implement(HgemmKernel::skinny_stream, p) == nullptr;
-  const bool hgemm_beta_cublas = hgemm_beta && !hgemm_beta_stream && (p.m <= 256 || p.n <= 256);
-  const bool hgemm_beta_kernel = hgemm_beta_stream || (hgemm_beta && p.m >= 1024 && p.n >= 1024 && gpu &&
-                                                       hgemm_can_implement(HgemmKernel::wgmma_tma, p) == nullptr);
+  // A side of 17 to 256: the wgmma split-k kernel, which rounds once in one kernel
+  // (bench/results/h200-hgemm-skinny-2026-11-28.md), for the long side and k from 2048 to 8192
+  // around the shapes measured. Not where the short operand runs along the short side in memory
+  // (A 'N' with m small, B 'T' with n small) with a leading dimension off 128-byte multiples and
+  // more than 128 of it: its copies then straddle cache lines (200 x 4096 x 4096 NN, lda 200: 34
+  // us against 20 at 256) and the once-rounded cuBLAS path is as fast.
+  const int short_side = std::min(p.m, p.n), long_side = std::max(p.m, p.n);
+  const bool short_mn = p.m <= p.n ? p.ta == Op::N : p.tb == Op::T;
+  const int64_t short_ld = p.m <= p.n ? p.lda : p.ldb;
+  const bool straddles = short_mn && short_ld % 64 != 0 && short_side > 128;
+  const bool hgemm_beta_wsplit = hgemm_beta && gpu && !hgemm_beta_stream && short_side > 16 && short_side <= 256 &&
+                                 within(long_side) && within(p.k) && !straddles &&
+                                 hgemm_can_implement(HgemmKernel::wgmma_splitk, p) == nullptr;
+  const bool hgemm_beta_cublas = hgemm_beta && !hgemm_beta_stream && !hgemm_beta_wsplit && (p.m <= 256 || p.n <= 256);
+  const bool hgemm_beta_kernel = hgemm_beta_stream || hgemm_beta_wsplit ||
+                                 (hgemm_beta && p.m >= 1024 && p.n >= 1024 && gpu &&
+                                  hgemm_can_implement(HgemmKernel::wgmma_tma, p) == nullptr);
   const bool table_kernel = evidence.kernel && !hgemm_beta_cublas && !hgemm_beta_kernel;
   // sbgemm and shgemm have no table rows: in auto mode the wgmma kernel takes the shapes where it
   // measured faster than cublasGemmEx (16-bit in, FP32 out) with beta == 0 on the H100, m, n >=

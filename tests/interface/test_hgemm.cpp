@@ -260,8 +260,11 @@ TEST(HgemmDevice, CancellationRoundsOnce) {
   cancellation_rounds_once(Mem::device);
 }
 // One side of 16 with the large operand contiguous along k (m small with B 'N', n small with A
-// 'T'), beta != 0: auto mode runs them on the streaming kernel (rounded once, as every path) when
-// the large operand's leading dimension is a multiple of 8, else on cuBLAS.
+// 'T'), beta != 0: auto mode runs them on the streaming kernel; a side of 17 to 256 on the wgmma
+// split-k kernel, every transpose and both roles (the long side and k 2048 to 8192); both round
+// once, as every path. Where an operand's leading dimension is not a multiple of 8 (their copy
+// rules), or the short operand runs along its short side of more than 128 with a leading
+// dimension off multiples of 64 (slow copies), cuBLAS.
 TEST(HgemmDevice, SkinnyShapesBothRoles) {
   IFACE_REQUIRE_GPU();
   std::mt19937_64 rng(mbtest::test_seed());
@@ -269,24 +272,29 @@ TEST(HgemmDevice, SkinnyShapesBothRoles) {
     char ta, tb;
     int m, n, k;
     float beta;
-    int pad;  // the large operand's leading dimension beyond k
-    bool stream;
+    int pad_a, pad_b;  // leading dimensions beyond the minimum
+    bool kernel;       // auto takes our kernel (else cuBLAS)
   };
-  for (const S& sh : {S{'N', 'N', 16, 2048, 2048, 0.5f, 8, true}, S{'T', 'N', 2048, 16, 2048, 1.f, 8, true},
-                      S{'T', 'N', 2050, 13, 2049, -1.f, 7, true}, S{'N', 'N', 9, 3000, 2100, 0.25f, 4, true},
-                      S{'N', 'N', 16, 2048, 2048, 0.5f, 3, false}}) {
+  for (const S& sh : {S{'N', 'N', 16, 2048, 2048, 0.5f, 0, 8, true}, S{'T', 'N', 2048, 16, 2048, 1.f, 8, 0, true},
+                      S{'T', 'N', 2050, 13, 2049, -1.f, 7, 0, true}, S{'N', 'N', 9, 3000, 2100, 0.25f, 0, 4, true},
+                      S{'N', 'N', 16, 2048, 2048, 0.5f, 0, 3, false}, S{'N', 'N', 64, 2048, 2048, 0.5f, 0, 8, true},
+                      S{'N', 'N', 2048, 96, 2048, 1.f, 0, 0, true}, S{'T', 'T', 100, 3000, 2100, -1.f, 4, 0, true},
+                      S{'N', 'T', 3001, 200, 2051, 0.5f, 7, 56, true}, S{'N', 'N', 64, 2048, 2048, 0.5f, 0, 3, false},
+                      S{'N', 'N', 200, 2048, 2048, 0.5f, 0, 0, false}}) {
     GemmCase c;
     c.api = Api::fortran;
     c.ta = sh.ta, c.tb = sh.tb;
     c.m = sh.m, c.n = sh.n, c.k = sh.k;
     c.alpha = Hgemm::scalar(mbtest::uniform(rng));
     c.beta = sh.beta;
-    (sh.tb == 'N' && sh.m <= 16 ? c.pad_b : c.pad_a) = sh.pad;
+    c.pad_a = sh.pad_a;
+    c.pad_b = sh.pad_b;
     c.mem_a = c.mem_b = c.mem_c = Mem::device;
     const std::string what = std::string(1, c.ta) + c.tb + " " + std::to_string(c.m) + "x" + std::to_string(c.n) +
-                             "x" + std::to_string(c.k) + " pad " + std::to_string(sh.pad);
+                             "x" + std::to_string(c.k) + " pads " + std::to_string(sh.pad_a) + "," +
+                             std::to_string(sh.pad_b);
     EXPECT_TRUE(run<Hgemm>(c, rng)) << what;
-    if (backend_env() == "auto") EXPECT_STREQ(myblas_last_path(), sh.stream ? "kernels" : "cublas") << what;
+    if (backend_env() == "auto") EXPECT_STREQ(myblas_last_path(), sh.kernel ? "kernels" : "cublas") << what;
   }
 }
 TEST(HgemmDevice, DeviceOperandsTakeGpuPath) {
