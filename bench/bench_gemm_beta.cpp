@@ -11,9 +11,10 @@
 //                beta = 0, then one kernel adding beta*C and rounding once); beta = 0 is cublas-raw
 //   kernel       our wgmma kernel called directly (myblas_kernels), once-rounded
 //   splitk       our split-k cluster kernel called directly (shapes with m or n <= 1024), once-rounded
+//   wsplit       our wgmma split-k kernel called directly (shapes with m or n <= 256), once-rounded
 //   stream       our streaming kernel called directly (m <= 64 with B 'N', n <= 64 with A 'T'), once-rounded
 //   auto         hgemm_ through libmyblas (whatever dispatch picks; the path is printed)
-//   cublas-once-sync, kernel-sync  those paths and a cudaStreamSynchronize: auto's anchors on
+//   cublas-once-sync, kernel-sync, ...  those paths and a cudaStreamSynchronize: auto's anchors on
 //                equal terms when it takes them (t(X-sync) / t(auto:X) is the library's own cost)
 // sbgemm / shgemm (bfloat16 / binary16 A and B, FP32 C), for beta 0 and 1:
 //   cublas-raw   cublasGemmEx, CUDA_R_16BF / CUDA_R_16F in, CUDA_R_32F out, CUBLAS_COMPUTE_32F
@@ -30,8 +31,9 @@
 // Output: CSV rows routine,path,trans,m,n,k,beta,time_us,tflops,ratio_vs_raw (auto's row names
 // the path it took as auto:<path>), '#' header lines first.
 // --shapes=a,b: square (1024..8192^3), smallk (m = n = 4096, 8192; k = 64..512), skinny (m or n
-// = 16..256 at 4096 x 4096, NT, TN, TT at 64, TN with n = 16, 32), trans (NT, TN, TT at 4096^3);
-// default all.
+// = 16..256 at 4096 x 4096, NT, TN, TT at 64, TN with n = 16, 32), skinny2 (shapes between and
+// around skinny's rows: a side of 24, 48, 96, 200 at 4096 x 4096, and 64 or 256 with the long side
+// or k 2048 or 8192), trans (NT, TN, TT at 4096^3); default all.
 // --routines=a,b: hgemm, sbgemm, shgemm; default all.
 // --max-dim=N: only shapes whose m, n and k are all <= N.
 #include <cublas_v2.h>
@@ -175,6 +177,15 @@ void bench_shape(cublasHandle_t h, Routine r, const Shape& s, const std::vector<
                          CK(myblas::hgemm_run(sk, problem(a, b, c, beta), nullptr));
                        }});
   }
+  // The wgmma split-k kernel called directly, on shapes with a side of 256 or less.
+  if (std::min(s.m, s.n) <= 256) {
+    if (const char* why = myblas::hgemm_can_implement(myblas::HgemmKernel::wgmma_splitk, problem(A(0), B(0), C(0), 1.f)))
+      std::printf("# wsplit refuses %s %c%c %dx%dx%d: %s\n", rname(r), s.ta, s.tb, s.m, s.n, s.k, why);
+    else
+      paths.push_back({"wsplit", [&](const void* a, const void* b, void* c, float beta) {
+                         CK(myblas::hgemm_run(myblas::HgemmKernel::wgmma_splitk, problem(a, b, c, beta), nullptr));
+                       }});
+  }
   // The streaming kernel called directly, where it takes the shape (m or n <= 64, the large
   // operand contiguous along k).
   if (!myblas::hgemm_can_implement(myblas::HgemmKernel::skinny_stream, problem(A(0), B(0), C(0), 1.f)))
@@ -183,7 +194,7 @@ void bench_shape(cublasHandle_t h, Routine r, const Shape& s, const std::vector<
                      }});
   // Each path auto may take, followed by a synchronise as a default-stream libmyblas call returns
   // (cublas-raw-sync above is the one for the cuBLAS call itself).
-  for (const char* base : {"cublas-once", "kernel", "splitk", "stream"})
+  for (const char* base : {"cublas-once", "kernel", "splitk", "wsplit", "stream"})
     for (size_t q = 0; q < paths.size(); ++q)
       if (paths[q].name == base) {
         auto run = paths[q].run;
@@ -348,6 +359,17 @@ int main(int argc, char** argv) {
       else if (x <= 32)  // (the streaming kernel's n-small role: A 'T')
         shapes.push_back({'T', 'N', 4096, x, 4096});
     }
+  if (on(want_shapes, "skinny2")) {
+    for (int x : {24, 48, 96, 200}) {
+      shapes.push_back({'N', 'N', x, 4096, 4096});
+      shapes.push_back({'T', 'N', 4096, x, 4096});
+    }
+    for (int x : {64, 256})
+      for (int big : {2048, 8192}) {
+        shapes.push_back({'N', 'N', x, big, 4096});
+        shapes.push_back({'N', 'N', 4096, x, big});
+      }
+  }
   if (on(want_shapes, "trans"))
     for (const char* t : {"NT", "TN", "TT"}) shapes.push_back({t[0], t[1], 4096, 4096, 4096});
   cublasHandle_t h;

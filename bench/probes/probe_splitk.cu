@@ -13,6 +13,12 @@
 //                            4096 x m x 4096 TN for m = 16, 32, 64, with 4 column groups a warp
 //                            and (16 rows) 2 (streamG-NN, streamG-TN; for ncu: -k regex:skinny_stream)
 //   probe_splitk --stream --once   each kernel run once, untimed
+//   probe_splitk --wgmma     the wgmma split-k kernel (wgmma_splitk.cu) beside cuBLAS and the other
+//                            skinny kernels: m x 4096 x 4096 and 4096 x m x 4096 for m = 16..256 (96, 192,
+//                            200: beta 0 only),
+//                            A 'N' and 'T' (B 'N'), beta 0 and 0.5, its own choice (wsplit) and its
+//                            64- and 128-row tiles (wsplit64, wsplit128), and at m = 64 its ranks
+//                            forced to 2, 3, 4 (wsplitR-rC); [--once] as above
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -99,6 +105,58 @@ int main(int argc, char** argv) {
   fill<<<1024, 256>>>(b, most, 2u);
   CK(cudaDeviceSynchronize());
   g_once = argc > 2 && std::string(argv[2]) == "--once";
+  if (argc > 1 && std::string(argv[1]) == "--wgmma") {
+    for (int role = 1; role <= 2; ++role)
+      for (char ta : {'N', 'T'})
+        for (int r : {16, 32, 64, 96, 128, 192, 200, 256})
+          for (float beta : {0.f, 0.5f}) {
+            if (beta != 0.f && (r == 96 || r == 192 || r == 200)) continue;
+            myblas::GemmProblem p;
+            p.routine = myblas::Routine::hgemm;
+            p.ta = ta == 'N' ? myblas::Op::N : myblas::Op::T;
+            p.tb = myblas::Op::N;
+            p.m = role == 1 ? r : 4096, p.n = role == 1 ? 4096 : r, p.k = 4096;
+            p.lda = ta == 'N' ? p.m : p.k, p.ldb = p.k, p.ldc = p.m;
+            p.alpha = 1.f, p.beta = beta;
+            p.a = a, p.b = b, p.c = c;
+            p.mem_a = p.mem_b = p.mem_c = myblas::Mem::device;
+            const float one = 1.f;
+            char tag[16];
+            std::snprintf(tag, sizeof tag, "%cN-b%g", ta, double(beta));
+            std::string name = std::string("cublas-") + tag;
+            time_it(name.c_str(), p.m, p.n, p.k, [&] {
+              CB(cublasGemmEx(h, ta == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T, CUBLAS_OP_N, p.m, p.n, p.k, &one, a, CUDA_R_16F,
+                              p.lda, b, CUDA_R_16F, p.ldb, &p.beta, c, CUDA_R_16F, p.ldc, CUBLAS_COMPUTE_32F,
+                              CUBLAS_GEMM_DEFAULT));
+            });
+            name = std::string("wsplit-") + tag;
+            time_it(name.c_str(), p.m, p.n, p.k, [&] { CK(myblas::hgemm_detail::launch_wgmma_splitk(p, nullptr)); });
+            for (int rows : {64, 128}) {
+              if (r != 64 && r != 256) continue;
+              name = std::string("wsplit") + std::to_string(rows) + "-" + tag;
+              time_it(name.c_str(), p.m, p.n, p.k, [&] { CK(myblas::hgemm_detail::launch_wgmma_splitk(p, nullptr, 0, rows)); });
+            }
+            if (beta != 0.f) continue;
+            if (r > 64) continue;
+            const int tm = role == 1 ? 64 : 128, tn = role == 1 ? 128 : 64;
+            name = std::string("splitk-") + tag;
+            time_it(name.c_str(), p.m, p.n, p.k, [&] { CK(myblas::hgemm_detail::launch_splitk(p, tm, tn, nullptr)); });
+            if (!myblas::hgemm_can_implement(myblas::HgemmKernel::skinny_stream, p)) {
+              name = std::string("stream-") + tag;
+              time_it(name.c_str(), p.m, p.n, p.k, [&] { CK(myblas::hgemm_run(myblas::HgemmKernel::skinny_stream, p, nullptr)); });
+            }
+            if (r == 64 && ta == 'N')
+              for (int rows : {64, 128})
+                for (int ranks : {2, 3, 4}) {
+                  char rn[32];
+                  std::snprintf(rn, sizeof rn, "wsplit%d-r%d", rows, ranks);
+                  time_it(rn, p.m, p.n, p.k, [&] { CK(myblas::hgemm_detail::launch_wgmma_splitk(p, nullptr, ranks, rows)); });
+                }
+          }
+    const size_t big = size_t(4096) * 4096;
+    time_it("read-big", 64, 4096, 4096, [&] { CK(bench::read_ceiling(reinterpret_cast<const float*>(b), big / 2, sink, nullptr)); });
+    return 0;
+  }
   if (argc > 1 && std::string(argv[1]) == "--stream") {
     for (int role = 1; role <= 2; ++role)
       for (int r : {16, 32, 64}) {
