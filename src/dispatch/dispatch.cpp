@@ -396,24 +396,31 @@ __attribute__((noinline)) static void run_gemm_routed(GemmProblem& p) {
                             within(p.k);
   const bool hgemm_beta_stream = hgemm_beta && gpu && stream_shape &&
                                  hgemm_can_implement(HgemmKernel::skinny_stream, p) == nullptr;
-  // A side of 17 to 256: the wgmma split-k kernel, which rounds once in one kernel
-  // (bench/results/h200-hgemm-skinny-2026-11-28.md), for the long side and k from 2048 to 8192
-  // around the shapes measured. Not where the short operand runs along the short side in memory
-  // (A 'N' with m small, B 'T' with n small) with a leading dimension off 128-byte multiples and
-  // more than 128 of it: its copies then straddle cache lines (200 x 4096 x 4096 NN, lda 200: 34
-  // us against 20 at 256) and the once-rounded cuBLAS path is as fast.
+  // A side of 17 to 256: the wgmma split-k kernel, which rounds once in one kernel, for the long
+  // side and k from 2048 to 8192 around the shapes measured (H200, single calls beside raw
+  // cublasGemmEx, bench/results/h200-hgemm-skinny-2026-11-28.md):
+  // - beta != 0, against the once-rounded cuBLAS path it replaces: 1.02-1.30x with a side of
+  //   17-128, 0.99-1.09x at 129-256 with the long side 4096 or more (0.91x at 2048: not there);
+  // - beta == 0, against cuBLAS itself: 1.02-1.23x the raw call's time with a side of 17-128.
+  // Not where the short operand runs along its short side in memory (A 'N' with m small, B 'T'
+  // with n small) with a leading dimension off multiples of 64 elements: its copies straddle
+  // cache lines (200 x 4096 x 4096 NN, lda 200: 41 us against 29 at 256; 24 x 4096 x 4096 NN
+  // 0.88-0.92x raw), so beta == 0 stays on cuBLAS there, and beta != 0 above 128.
   const int short_side = std::min(p.m, p.n), long_side = std::max(p.m, p.n);
   const bool short_mn = p.m <= p.n ? p.ta == Op::N : p.tb == Op::T;
   const int64_t short_ld = p.m <= p.n ? p.lda : p.ldb;
-  const bool straddles = short_mn && short_ld % 64 != 0 && short_side > 128;
-  const bool hgemm_beta_wsplit = hgemm_beta && gpu && !hgemm_beta_stream && short_side > 16 && short_side <= 256 &&
-                                 within(long_side) && within(p.k) && !straddles &&
-                                 hgemm_can_implement(HgemmKernel::wgmma_splitk, p) == nullptr;
+  const bool straddles = short_mn && short_ld % 64 != 0;
+  const bool wsplit_shape = p.routine == Routine::hgemm && auto_device && gpu && short_side > 16 &&
+                            short_side <= 256 && within(long_side) && within(p.k) &&
+                            hgemm_can_implement(HgemmKernel::wgmma_splitk, p) == nullptr;
+  const bool hgemm_beta_wsplit = hgemm_beta && !hgemm_beta_stream && wsplit_shape &&
+                                 (short_side <= 128 || (long_side >= 4096 && !straddles));
+  const bool hgemm_zero_wsplit = p.beta == 0.f && wsplit_shape && short_side <= 128 && !straddles;
   const bool hgemm_beta_cublas = hgemm_beta && !hgemm_beta_stream && !hgemm_beta_wsplit && (p.m <= 256 || p.n <= 256);
   const bool hgemm_beta_kernel = hgemm_beta_stream || hgemm_beta_wsplit ||
                                  (hgemm_beta && p.m >= 1024 && p.n >= 1024 && gpu &&
                                   hgemm_can_implement(HgemmKernel::wgmma_tma, p) == nullptr);
-  const bool table_kernel = evidence.kernel && !hgemm_beta_cublas && !hgemm_beta_kernel;
+  const bool table_kernel = evidence.kernel && !hgemm_beta_cublas && !hgemm_beta_kernel && !hgemm_zero_wsplit;
   // sbgemm and shgemm have no table rows: in auto mode the wgmma kernel takes the shapes where it
   // measured faster than cublasGemmEx (16-bit in, FP32 out) with beta == 0 on the H100, m, n >=
   // 2048 with m*n <= 4096^2 and k <= 2048: 1.04-1.11x (sbgemm), 1.03-1.9x (shgemm)
@@ -421,7 +428,7 @@ __attribute__((noinline)) static void run_gemm_routed(GemmProblem& p) {
   // beta != 0 (0.75-1.03x), cuBLAS.
   const bool mixed_kernel = p.mixed() && auto_device && p.beta == 0.f && p.m >= 2048 && p.n >= 2048 &&
                             int64_t(p.m) * p.n <= (int64_t(1) << 24) && p.k <= 2048;
-  const bool rule_kernel = mixed_kernel || hgemm_beta_kernel;
+  const bool rule_kernel = mixed_kernel || hgemm_beta_kernel || hgemm_zero_wsplit;
   // Our SGEMM/HGEMM kernel for this shape: MYBLAS_SGEMM_KERNEL / MYBLAS_HGEMM_KERNEL when
   // forced (for the calls it can run), else the table's kernel, else our choice; auto mode
   // takes it only where the table's entry says kernels and that kernel can run the call, so
