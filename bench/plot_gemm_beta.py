@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Plot bench_gemm_beta's CSV: each path's ratio to raw cublasGemmEx (same beta) per shape, one
-panel per routine and beta (> 1: faster than raw cuBLAS).
-Usage: /usr/bin/python3 plot_gemm_beta.py RESULTS.csv OUT.png"""
+panel per routine and beta (> 1: faster than raw cuBLAS). cublas-raw-sync, the raw call and a
+synchronise, is auto's anchor on equal terms (a default-stream libmyblas call returns complete).
+Usage: /usr/bin/python3 plot_gemm_beta.py RESULTS.csv OUT.png [DEVICE]   (DEVICE: default H100)"""
 import csv
 import sys
 
@@ -10,11 +11,13 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-COLORS = {"cublas-once": "tab:gray", "kernel": "tab:blue", "auto": "tab:orange"}
+COLORS = {"cublas-raw-sync": "tab:purple", "cublas-once": "tab:gray", "kernel": "tab:blue",
+          "wsplit": "tab:green", "stream": "tab:olive", "auto": "tab:orange"}
 
 
 def main():
     src, out = sys.argv[1], sys.argv[2]
+    device = sys.argv[3] if len(sys.argv) > 3 else "H100"
     rows = list(csv.DictReader(line for line in open(src) if not line.startswith("#")))
     panels = []
     for r in rows:
@@ -44,7 +47,7 @@ def main():
         ax.set_xticks([i + 0.4 - width / 2 for i in range(len(shapes))])
         ax.set_xticklabels(shapes, rotation=30, ha="right", fontsize=7)
         ax.set_ylabel("t(raw cuBLAS) / t")
-        ax.set_title("%s, beta %s (H100, device pointers)" % (routine, beta), fontsize=9)
+        ax.set_title("%s, beta %s (%s, device pointers)" % (routine, beta, device), fontsize=9)
         ax.legend(fontsize=7, loc="upper right")
     fig.tight_layout()
     fig.savefig(out, dpi=110)
