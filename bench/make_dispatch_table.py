@@ -66,7 +66,7 @@ SGEMM_CANDIDATES = {"pipelined_128x128x16_s4", "skinny_r16", "pipelined_regdb_25
                     "smallk_ws_128x256x64"}
 HGEMM_CANDIDATES = {"mma_sync_128x256x64_s3", "mma_sync_128x128x64_s3", "wgmma_tma_128x256x64_s4",
                     "splitk_cluster_64x128x64_s3", "splitk_cluster_128x64x64_s3", "skinny_stream_64",
-                    "wgmma_splitk_128xN"}
+                    "wgmma_splitk_64xN"}
 HEADER = "routine,trans,mem,m,n,k,beta,path,kernel,time_us,ratio"
 
 

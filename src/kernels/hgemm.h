@@ -37,8 +37,8 @@ enum class HgemmKernel {
                      // aligned, its leading dimension a multiple of 8): the large operand streamed from
                      // memory straight into mma.sync fragments, k split over a cluster
                      // (src/kernels/hgemm/skinny_stream.cu). Also sbgemm/shgemm.
-  wgmma_splitk,      // Hopper (sm_90a): one 128 x N tile a cluster (N = 64, 128, 256: the short side
-                     // rounded up), wgmma fed by TMA with up to 8 stages, k split over the cluster's
+  wgmma_splitk,      // Hopper (sm_90a): one 64 x N tile a cluster (N = 64, 128, 256: the short side
+                     // rounded up), wgmma fed by TMA with up to 12 stages, k split over the cluster's
                      // ranks and the shares added in distributed shared memory, once-rounded epilogue
                      // (src/kernels/hgemm/wgmma_splitk.cu). TMA's rules as wgmma_tma. Also sbgemm/shgemm.
 };

@@ -23,7 +23,7 @@ constexpr KernelEntry<HgemmKernel> kTable[kHgemmKernelCount] = {
     {HgemmKernel::splitk_64x128, "splitk_cluster_64x128x64_s3", true},
     {HgemmKernel::splitk_128x64, "splitk_cluster_128x64x64_s3", true},
     {HgemmKernel::skinny_stream, "skinny_stream_64", true},
-    {HgemmKernel::wgmma_splitk, "wgmma_splitk_128xN", true},
+    {HgemmKernel::wgmma_splitk, "wgmma_splitk_64xN", true},
 };
 
 }  // namespace

@@ -1,30 +1,39 @@
-// HGEMM on skinny shapes with wgmma, wgmma_splitk_128xN: the TMA-fed wgmma pipeline of
-// wgmma_tma.cu on one output tile of 128 x N (N = 64, 128 or 256, the short side rounded up),
-// with k split over the blocks of a thread-block cluster and the shares added in distributed
-// shared memory, rounded once.
+// HGEMM on skinny shapes with wgmma, wgmma_splitk_64xN: the TMA-fed wgmma pipeline of
+// wgmma_tma.cu on one output tile of 64 x N (N = 64, 128 or 256, the short side rounded up), with
+// k split over the blocks of a thread-block cluster and the shares added in distributed shared
+// memory, rounded once.
 //
-// Why: with one side of 32-256 the product is a stream of the long operand (64 x 4096 x 4096:
+// Why: with one side of 16-256 the product is a stream of the long operand (64 x 4096 x 4096:
 // B is 32 MB, about 7 us at the H200's bandwidth; the flops are 3 us of tensor time), and it has
-// 32 output tiles for 132 SMs. The mma.sync split-k kernel (splitk_cluster.cu) holds 16 warps an
+// few output tiles for 132 SMs. The mma.sync split-k kernel (splitk_cluster.cu) holds 16 warps an
 // SM with short copy queues and ran 0.70-0.85x cuBLAS at 16-64 rows, 0.47-0.56x at 256; the
 // streaming kernel (skinny_stream.cu) lost from 32 rows. Here each SM keeps up to 192 KiB of
-// copies in flight through TMA (8 stages of 24 KiB at N = 64, 6 of 32 KiB at 128, 4 of 48 KiB at
-// 256) and the tensor cores take 64 x N x 16 a wgmma instruction.
+// copies in flight through TMA (12 stages of 16 KiB at N = 64, 8 of 24 KiB at 128, 4 of 40 KiB at
+// 256) and the tensor cores take 64 x N x 16 a wgmma instruction: 10.4-14.4 us a call at 16-128
+// rows or columns of 4096 x 4096 on the H200 (cuBLAS 10.0-16.4, the read floor 10.1),
+// 19.4-20.1 at 192-256 (cuBLAS 16.4-21.4) (bench/results/h200-hgemm-skinny-2026-11-28.md).
 //
-// Roles. D is a 128 x N tile: its rows (wgmma M, two consumer warpgroups of 64) run along the long
-// side, its columns (wgmma N) along the short side. With m <= n (the m-small role) D = C^T:
-// P = op(B)^T, Q = op(A)^T, as in wgmma_tma.cu. With m > n (the n-small role) D = C: P = op(A),
-// Q = op(B). Each operand is K-major or MN-major in memory by its transpose, which wgmma reads
-// either way; the tensor maps carry the rest.
+// Tiles. D is a kRows x N tile: its rows (wgmma M) run along the long side, its columns (wgmma
+// N) along the short side. kRows = 64 (production): both consumer warpgroups take rows 0..63, on
+// alternate k-blocks (two sums an element); 64 tiles x 2 ranks fill 128 SMs at 4096 long in
+// clusters of 2. kRows = 128: consumer warpgroup 1 rows 0..63, 2 rows 64..127, over every
+// k-block; 32 tiles then needed clusters of 4, of which the H200 holds fewer than 32 at once (a
+// cluster lives in one GPC), so the launch fell to 3 ranks on 96 SMs: 12.5-24.8 us where 64 rows
+// take 10.6-19.4.
+//
+// Roles. With m <= n (the m-small role) D = C^T: P = op(B)^T, Q = op(A)^T, as in wgmma_tma.cu.
+// With m > n (the n-small role) D = C: P = op(A), Q = op(B). Each operand is K-major or MN-major
+// in memory by its transpose, which wgmma reads either way; the tensor maps carry the rest.
 //
 // Split: the grid is (tiles, c) in clusters of (1, c, 1); rank r sums the k-blocks
 // [r * per, (r + 1) * per). After its last k-block each consumer writes its accumulators into
 // the (now idle) stage memory, laid out along C's contiguous side (row-major D for D = C^T,
-// column-major for D = C, padded against bank conflicts), and the ranks add the c shares of each
-// element in rank order (bitwise reproducible), 8 elements a thread, rank r finishing 1/c of the tile:
-// alpha * sum + beta * C rounded once to binary16 (or stored in FP32 for sbgemm/shgemm); beta == 0
-// never reads C. c is chosen at launch: blocks for every SM in one wave (one block an SM), at most
-// 8 (the portable cluster size), at least 4 k-blocks a rank.
+// column-major for D = C, padded against bank conflicts), and the ranks add the shares of each
+// element in rank order (bitwise reproducible), 8 elements a thread, rank r finishing 1/c of the
+// tile: alpha * sum + beta * C rounded once to binary16 (or stored in FP32 for sbgemm/shgemm);
+// beta == 0 never reads C. c is chosen at launch: blocks for every SM in one wave (one block an
+// SM), at most 8 (the portable cluster size), at least 4 k-blocks a rank, no more clusters than
+// the device holds at once.
 //
 // Requirements (wgmma_splitk_can_implement): those of TMA (A and B 16-byte aligned, lda and ldb
 // multiples of 8) on an sm_90a build and a CC 9.0 device; any m, n, k, ldc and C alignment.
