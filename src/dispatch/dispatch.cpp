@@ -394,25 +394,31 @@ __attribute__((noinline)) static void run_gemm_routed(GemmProblem& p) {
   const auto within = [](int x) { return x >= 2048 && x <= 8192; };
   const bool stream_shape = ((p.m <= 16 && p.tb == Op::N && within(p.n)) || (p.n <= 16 && p.ta == Op::T && within(p.m))) &&
                             within(p.k);
-  const bool hgemm_beta_stream = hgemm_beta && gpu && stream_shape &&
-                                 hgemm_can_implement(HgemmKernel::skinny_stream, p) == nullptr;
-  // A side of 17 to 256: the wgmma split-k kernel, which rounds once in one kernel, for the long
+  // A side of 16 to 256: the wgmma split-k kernel, which rounds once in one kernel, for the long
   // side and k from 2048 to 8192 around the shapes measured (H200, single calls beside raw
   // cublasGemmEx, bench/results/h200-hgemm-skinny-2026-11-28.md):
   // - beta != 0, against the once-rounded cuBLAS path it replaces: 1.02-1.30x with a side of
   //   17-128, 0.99-1.09x at 129-256 with the long side 4096 or more (0.91x at 2048: not there);
-  // - beta == 0, against cuBLAS itself: 1.02-1.23x the raw call's time with a side of 17-128.
+  // - beta == 0, against cuBLAS itself: 1.02-1.35x the raw call's time with a side of 16-128
+  //   (two runs);
+  // - at a side of 16 it is also faster than the streaming kernel where its short operand is
+  //   K-major (A 'T' with m small, B 'N' with n small): 4096 x 16 x 4096 TN 18.5-21.7 us against
+  //   21.0-22.8 in two runs (10.4 against 11.3 back to back); elsewhere at 16 the streaming
+  //   kernel keeps its shapes (16 x 4096 x 4096 NN: 20.9-22.9 against 21.2-23.5).
   // Not where the short operand runs along its short side in memory (A 'N' with m small, B 'T'
   // with n small) with a leading dimension off multiples of 64 elements: its copies straddle
-  // cache lines (200 x 4096 x 4096 NN, lda 200: 41 us against 29 at 256; 24 x 4096 x 4096 NN
-  // 0.88-0.92x raw), so beta == 0 stays on cuBLAS there, and beta != 0 above 128.
+  // cache lines (200 x 4096 x 4096 NN, lda 200: 41-44 us against 28-30 at 256; 24 and 96 rows
+  // 0.85-1.14x raw over three runs, no gain to count on), so beta == 0 stays on cuBLAS there,
+  // and beta != 0 above 128.
   const int short_side = std::min(p.m, p.n), long_side = std::max(p.m, p.n);
   const bool short_mn = p.m <= p.n ? p.ta == Op::N : p.tb == Op::T;
   const int64_t short_ld = p.m <= p.n ? p.lda : p.ldb;
   const bool straddles = short_mn && short_ld % 64 != 0;
-  const bool wsplit_shape = p.routine == Routine::hgemm && auto_device && gpu && short_side > 16 &&
+  const bool wsplit_shape = p.routine == Routine::hgemm && auto_device && gpu && short_side >= 16 &&
                             short_side <= 256 && within(long_side) && within(p.k) &&
                             hgemm_can_implement(HgemmKernel::wgmma_splitk, p) == nullptr;
+  const bool hgemm_beta_stream = hgemm_beta && gpu && stream_shape && !(wsplit_shape && !short_mn) &&
+                                 hgemm_can_implement(HgemmKernel::skinny_stream, p) == nullptr;
   const bool hgemm_beta_wsplit = hgemm_beta && !hgemm_beta_stream && wsplit_shape &&
                                  (short_side <= 128 || (long_side >= 4096 && !straddles));
   const bool hgemm_zero_wsplit = p.beta == 0.f && wsplit_shape && short_side <= 128 && !straddles;

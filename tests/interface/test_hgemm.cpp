@@ -260,10 +260,11 @@ TEST(HgemmDevice, CancellationRoundsOnce) {
   cancellation_rounds_once(Mem::device);
 }
 // One side of 16 with the large operand contiguous along k (m small with B 'N', n small with A
-// 'T'), beta != 0: auto mode runs them on the streaming kernel; a side of 17 to 256 on the wgmma
+// 'T'), beta != 0: auto mode runs them on the streaming kernel, or on the wgmma split-k kernel
+// where its short operand is K-major at 16 (n small with B 'N'); a side of 17 to 256 on the wgmma
 // split-k kernel, every transpose and both roles (the long side and k 2048 to 8192; above 128
 // rows or columns only with the long side 4096 or more); both round once, as every path; with
-// beta == 0 a side of 17 to 128 takes the split-k kernel too. Where an
+// beta == 0 a side of 16 to 128 takes the split-k kernel too. Where an
 // operand's leading dimension is not a multiple of 8 (their copy rules), or the short operand
 // runs along its short side with a leading dimension off multiples of 64 (slow copies; beta != 0
 // only above 128), cuBLAS.
@@ -284,7 +285,8 @@ TEST(HgemmDevice, SkinnyShapesBothRoles) {
                       S{'N', 'T', 4100, 200, 2051, 0.5f, 4, 56, true},
                       S{'N', 'T', 3001, 200, 2051, 0.5f, 7, 56, false}, S{'N', 'N', 64, 2048, 2048, 0.5f, 0, 3, false},
                       S{'N', 'N', 200, 2048, 2048, 0.5f, 0, 0, false}, S{'N', 'N', 64, 2048, 2048, 0.f, 0, 8, true},
-                      S{'T', 'N', 2048, 100, 2048, 0.f, 8, 0, true}, S{'N', 'N', 48, 2048, 2048, 0.f, 0, 0, false}}) {
+                      S{'T', 'N', 2048, 100, 2048, 0.f, 8, 0, true}, S{'N', 'N', 48, 2048, 2048, 0.f, 0, 0, false},
+                      S{'N', 'N', 2048, 16, 2048, 0.5f, 0, 0, true}}) {
     GemmCase c;
     c.api = Api::fortran;
     c.ta = sh.ta, c.tb = sh.tb;

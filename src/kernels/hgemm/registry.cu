@@ -80,17 +80,24 @@ const char* hgemm_can_implement(HgemmKernel k, const GemmProblem& p) {
 // cuBLAS there (0.70-0.85x), so auto mode keeps cuBLAS on these shapes; this is the kernels
 // backend's choice.
 // Where TMA can take the operands, the wgmma split-k kernel before the mma.sync one: 1.5-2.0x
-// faster on the H200 at 32-256 x 4096 x 4096 (10.5-19.8 us against 19.5-39.4, every role and
-// transpose; bench/results/h200-hgemm-skinny-2026-11-28.md).
-// m <= 16 with B 'N', or n <= 16 with A 'T': the streaming kernel (11.6 and 11.2 us at 16 x 4096 x
-// 4096 and 4096 x 16 x 4096 against 22.2 and 21.2 for split-k, 14.3-16.6 for wgmma split-k; at 64
-// rows 32.0 against 19.8, so not there).
+// faster on the H200 at 16-256 x 4096 x 4096 (10.4-20.1 us against 19.5-39.4, every role and
+// transpose but the straddling copies of docs/performance.md;
+// bench/results/h200-hgemm-skinny-2026-11-28.md). At a side of 16 or less the streaming
+// kernel where it takes the shape (m <= 16 with B 'N', n <= 16 with A 'T': 11.3-11.6 us at 16 x
+// 4096 x 4096 and 4096 x 16 x 4096, against 21.2-22.2 for split-k; at 64 rows 32.0 against 19.8,
+// so not there), except where the wgmma split-k kernel's short operand is K-major (A 'T' with m
+// small, B 'N' with n small): 10.4 against 11.3 us at 16 x 4096 x 4096 TN and 4096 x 16 x 4096 TN
+// (with A 'N' and m small, 14.4 against 11.6: its copies of a 16-row A are mostly past the end);
+// below 16 rows or columns neither was measured, and the same order holds.
 HgemmKernel hgemm_choose(const GemmProblem& p) {
+  const int64_t wgmma_tiles = (int64_t(p.m) + 255) / 256 * ((int64_t(p.n) + 127) / 128);
+  const bool skinny = std::min(p.m, p.n) <= 256 && 2 * wgmma_tiles < device_sm_count();
+  const bool short_kmajor = p.m <= p.n ? p.ta == Op::T : p.tb == Op::N;
+  if (skinny && short_kmajor && !hgemm_can_implement(HgemmKernel::wgmma_splitk, p)) return HgemmKernel::wgmma_splitk;
   if (((p.m <= 16 && p.tb == Op::N) || (p.n <= 16 && p.ta == Op::T)) &&
       !hgemm_can_implement(HgemmKernel::skinny_stream, p))
     return HgemmKernel::skinny_stream;
-  const int64_t wgmma_tiles = (int64_t(p.m) + 255) / 256 * ((int64_t(p.n) + 127) / 128);
-  if (std::min(p.m, p.n) <= 256 && 2 * wgmma_tiles < device_sm_count()) {
+  if (skinny) {
     if (!hgemm_can_implement(HgemmKernel::wgmma_splitk, p)) return HgemmKernel::wgmma_splitk;
     const HgemmKernel split = p.m <= p.n ? HgemmKernel::splitk_64x128 : HgemmKernel::splitk_128x64;
     if (!hgemm_can_implement(split, p)) return split;
