@@ -30,6 +30,7 @@
 #include "common/data.h"
 #include "common/reference.h"
 #include "kernels/hgemm.h"
+#include "kernels/hgemm/wgmma_splitk_plan.h"
 
 #include "kernel_test_util.h"
 
@@ -412,6 +413,51 @@ TEST(HgemmKernelMixedTypes, WgmmaRunsSbgemmAndShgemm) {
                          1);
           if (HasFatalFailure()) return;
         }
+}
+
+// The wgmma split-k kernel's copies of its short operand (no GPU; the CPU entry runs in CI): for
+// every short side, K-major and MN-major, each column is copied exactly once by a box position the
+// kernel stores from (the kernel skips the shifted box's first `shift` columns, as below), every
+// MN-major box starts 16-byte aligned (8 columns) inside the tensor and, past 64 columns, ends at
+// most 7 columns beyond the last one, and a stage expects the bytes its boxes bring.
+TEST(WgmmaSplitkPlan, ShortOperandCopiesCoverEveryColumnOnce) {
+  namespace ws = myblas::wsplit;
+  for (int s = 1; s <= 320; ++s)
+    for (bool mn : {false, true}) {
+      SCOPED_TRACE("short side " + std::to_string(s) + (mn ? " MN-major" : " K-major"));
+      const int n = ws::tile_n(s);
+      const ws::QCopies q = ws::q_copies(s, n, mn);
+      const int tiles = (s + n - 1) / n;
+      EXPECT_EQ(q.rows % 8, 0);
+      EXPECT_LE(q.rows, n);
+      EXPECT_LE(q.boxes * ws::kBoxCols, n);
+      EXPECT_EQ(q.bytes, mn ? q.boxes * 64 * 64 * 2 : q.rows * 64 * 2);
+      std::vector<int> seen(size_t(s), 0);
+      for (int t = 0; t < tiles; ++t) {
+        const int c0 = t * n;
+        if (!mn) {  // one box of q.rows rows from c0
+          for (int x = 0; x < q.rows; ++x)
+            if (c0 + x < s) ++seen[size_t(c0 + x)];
+          continue;
+        }
+        for (int b = 0; b < q.boxes; ++b) {
+          const int start = ws::box_start(q, c0, b);
+          EXPECT_EQ(start % 8, 0) << "box " << b;
+          EXPECT_GE(start, 0) << "box " << b;
+          if (s > ws::kBoxCols && b == q.boxes - 1 && tiles == 1) EXPECT_LE(start + ws::kBoxCols, s + 7);
+          for (int e = 0; e < ws::kBoxCols; ++e) {
+            const int x = ws::kBoxCols * b + e;  // the tile's column the kernel computes it in
+            const bool stored = !(x >= q.shift_from && x - q.shift_from < q.shift);
+            if (stored && start + e < s && start + e >= c0 && start + e < c0 + n) ++seen[size_t(start + e)];
+          }
+        }
+      }
+      int wrong = 0, first = -1;
+      for (int c = 0; c < s; ++c)
+        if (seen[size_t(c)] != 1 && wrong++ == 0) first = c;
+      EXPECT_EQ(wrong, 0) << "columns not copied exactly once, first " << first << " (copied "
+                          << (first >= 0 ? seen[size_t(first)] : 0) << " times)";
+    }
 }
 
 TEST(HgemmKernelTable, NamesRoundTrip) {

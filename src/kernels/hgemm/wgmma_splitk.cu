@@ -52,6 +52,7 @@
 #include "kernels/gemm_args.h"        // aligned16, SmemLimitOnce
 #include "kernels/hgemm/common.cuh"   // store_c
 #include "kernels/hgemm/wgmma.cuh"    // smem_desc, wgmma_*
+#include "kernels/hgemm/wgmma_splitk_plan.h"  // wsplit::q_copies
 #include "kernels/mbarrier.cuh"       // smem_u32, mbar_*, tma_load_2d
 #include "kernels/sm90.cuh"           // sm90a_ready, make_tensor_map_2d
 
@@ -100,13 +101,10 @@ struct SplitParams {
   int kb_per_rank;  // k-blocks each rank of a cluster sums
   int dt;           // 1: D = C^T (m-small role), 0: D = C (n-small role)
   int vec;          // C 16-byte aligned with 16-byte column strides: runs of 8 in 16-byte accesses
-  // The Q copies of a stage: with one tile along the short side only its columns that exist are
-  // copied (a box of that many rows K-major, the 64-wide boxes that reach them MN-major); the rest
-  // of the Q tile keeps stale values, which reach only columns of D that are never stored. Boxes
-  // reaching past the tensor's end ran slowly (4096 x 200 x 4096 TN, B 'N': 36 us against 19.5 with
-  // the box cut to the columns, 19.8 at 256, on the H200).
-  // MN-major with more than 64 columns, not a multiple of 64: the last box is shifted back by
-  // q_shift columns (a multiple of 8) to end at most 7 columns past the last.
+  // The Q copies of a stage (wsplit::q_copies): only the short side's columns that exist; the
+  // rest of the Q tile keeps stale values, which reach only columns of D that are never stored.
+  // Boxes reaching past the tensor's end ran slowly (4096 x 200 x 4096 TN, B 'N': 36 us against
+  // 19.5 with the box cut to the columns, 19.8 at 256, on the H200).
   int q_boxes;       // MN-major: 64-wide boxes a stage
   int q_bytes;       // bytes of Q a stage
   int q_shift;       // columns the last box is shifted back by (0: none)
@@ -388,10 +386,7 @@ const char* wgmma_splitk_can_implement(const GemmProblem& p) {
   return nullptr;
 }
 
-int wgmma_splitk_tile_n(const GemmProblem& g) {
-  const int q = g.m <= g.n ? g.m : g.n;  // the short side
-  return q <= 64 ? 64 : q <= 128 ? 128 : 256;
-}
+int wgmma_splitk_tile_n(const GemmProblem& g) { return wsplit::tile_n(g.m <= g.n ? g.m : g.n); }
 
 cudaError_t launch_wgmma_splitk(const GemmProblem& g, cudaStream_t s, int ranks, int rows) {
   if (!sm90a_ready()) return cudaErrorInvalidDeviceFunction;
@@ -401,25 +396,22 @@ cudaError_t launch_wgmma_splitk(const GemmProblem& g, cudaStream_t s, int ranks,
   const int n_tile = wgmma_splitk_tile_n(g);
   const int tile_rows = rows == 64 || rows == 128 ? rows : 64;
   const int short_side = dt ? g.m : g.n;
-  const bool one_q_tile = short_side <= n_tile;
-  const int q_rows = one_q_tile ? (short_side + 7) / 8 * 8 : n_tile;     // K-major Q box rows
-  const int q_boxes = one_q_tile ? (short_side + 63) / 64 : n_tile / 64;  // MN-major Q boxes
+  const bool q_mn = dt ? g.ta == Op::N : g.tb == Op::T;  // Q (the short operand) MN-major
+  const wsplit::QCopies qc = wsplit::q_copies(short_side, n_tile, q_mn);
   CUtensorMap tp, tq;
-  bool p_mn, q_mn, ok_p, ok_q;
+  bool p_mn, ok_p, ok_q;
   if (dt) {
     // P = op(B)^T, rows j: B 'N' is k x n (k contiguous), B 'T' is n x k (n contiguous).
     p_mn = g.tb == Op::T;
     ok_p = p_mn ? make_map(&tp, in, g.b, g.n, g.k, g.ldb, 64, 64) : make_map(&tp, in, g.b, g.k, g.n, g.ldb, 64, tile_rows);
     // Q = op(A)^T, columns i: A 'T' is k x m (k contiguous), A 'N' is m x k (m contiguous).
-    q_mn = g.ta == Op::N;
-    ok_q = q_mn ? make_map(&tq, in, g.a, g.m, g.k, g.lda, 64, 64) : make_map(&tq, in, g.a, g.k, g.m, g.lda, 64, q_rows);
+    ok_q = q_mn ? make_map(&tq, in, g.a, g.m, g.k, g.lda, 64, 64) : make_map(&tq, in, g.a, g.k, g.m, g.lda, 64, qc.rows);
   } else {
     // P = op(A), rows i: A 'N' is m x k (m contiguous), A 'T' is k x m (k contiguous).
     p_mn = g.ta == Op::N;
     ok_p = p_mn ? make_map(&tp, in, g.a, g.m, g.k, g.lda, 64, 64) : make_map(&tp, in, g.a, g.k, g.m, g.lda, 64, tile_rows);
     // Q = op(B), columns j: B 'N' is k x n (k contiguous), B 'T' is n x k (n contiguous).
-    q_mn = g.tb == Op::T;
-    ok_q = q_mn ? make_map(&tq, in, g.b, g.n, g.k, g.ldb, 64, 64) : make_map(&tq, in, g.b, g.k, g.n, g.ldb, 64, q_rows);
+    ok_q = q_mn ? make_map(&tq, in, g.b, g.n, g.k, g.ldb, 64, 64) : make_map(&tq, in, g.b, g.k, g.n, g.ldb, 64, qc.rows);
   }
   if (!ok_p || !ok_q) return cudaErrorInvalidValue;
   SplitParams p;
@@ -431,13 +423,10 @@ cudaError_t launch_wgmma_splitk(const GemmProblem& g, cudaStream_t s, int ranks,
   p.alpha = g.alpha;
   p.beta = g.beta;
   p.dt = dt ? 1 : 0;
-  p.q_boxes = q_boxes;
-  p.q_bytes = q_mn ? q_boxes * 8192 : q_rows * kBK * 2;
-  // (A box's first column must be 16-byte aligned: the shifted box starts at a multiple of 8
-  // columns, and may still reach up to 7 columns past the end.)
-  const bool shift = q_mn && one_q_tile && short_side > 64 && short_side % 64 != 0;
-  p.q_shift = shift ? 64 * (q_boxes - 1) - (short_side - 64 + 7) / 8 * 8 : 0;
-  p.q_shift_from = shift ? 64 * (q_boxes - 1) : n_tile;
+  p.q_boxes = qc.boxes;
+  p.q_bytes = qc.bytes;
+  p.q_shift = qc.shift;
+  p.q_shift_from = qc.shift_from;
   const bool c32 = g.routine != Routine::hgemm;  // an FP32 C (sbgemm, shgemm)
   p.vec = aligned16(g.c) && g.ldc % (c32 ? 4 : 8) == 0;
   const int long_side = dt ? g.n : g.m, cols = dt ? g.m : g.n;
