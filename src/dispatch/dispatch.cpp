@@ -397,8 +397,9 @@ __attribute__((noinline)) static void run_gemm_routed(GemmProblem& p) {
   // A side of 16 to 256: the wgmma split-k kernel, which rounds once in one kernel, for the long
   // side and k from 2048 to 8192 around the shapes measured (H200, single calls beside raw
   // cublasGemmEx, bench/results/h200-hgemm-skinny-2026-11-28.md):
-  // - beta != 0, against the once-rounded cuBLAS path it replaces: 1.02-1.30x with a side of
-  //   17-128, 0.99-1.09x at 129-256 with the long side 4096 or more (0.91x at 2048: not there);
+  // - beta != 0, against the once-rounded cuBLAS path it replaces: 0.96-1.30x with a side of
+  //   16-128 (two runs; below 1.0 only 24 x 4096 x 4096 NN, lda 24), 0.95-1.09x at 129-256 with
+  //   the long side 4096 or more (0.91-0.94x at 2048: not there);
   // - beta == 0, against cuBLAS itself: 1.02-1.35x the raw call's time with a side of 16-128
   //   (two runs);
   // - at a side of 16 it is also faster than the streaming kernel where its short operand is
