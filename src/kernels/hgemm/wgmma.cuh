@@ -1,7 +1,6 @@
 // Warpgroup MMA (wgmma.mma_async, sm_90a) on 16-bit inputs with FP32 accumulators, as the
-// TMA-fed HGEMM kernels use it: shared-memory matrix descriptors for 128-byte-swizzled tiles,
-// the fence / commit / wait that bracket an asynchronous wgmma, and m64nNk16 for N = 64, 128,
-// 256 (the operand lists are generated: scripts/gen_wgmma_inc.py).
+// TMA-fed HGEMM kernels use it: m64nNk16 for N = 64, 128, 256 (the operand lists are generated:
+// scripts/gen_wgmma_inc.py); descriptors, fences and waits come from kernels/wgmma.cuh.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -9,31 +8,12 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/wgmma.cuh"  // smem_desc, wgmma_fence/commit/wait, fence_acc
+
 namespace myblas {
 namespace hgemm_detail {
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-// Shared-memory matrix descriptor, 128-byte swizzle. K-major: rows of 128 bytes along k, 8-row
-// core groups `sbo` apart (lbo unused). MN-major: rows of 128 bytes (64 elements) along m/n, one
-// per k; `lbo` between 64-wide blocks along m/n, `sbo` between groups of 8 k.
-__device__ __forceinline__ uint64_t smem_desc(uint32_t addr, uint32_t lbo, uint32_t sbo) {
-  return uint64_t((addr & 0x3FFFF) >> 4) | (uint64_t((lbo & 0x3FFFF) >> 4) << 16) |
-         (uint64_t((sbo & 0x3FFFF) >> 4) << 32) | (uint64_t(1) << 62);
-}
-
-__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void wgmma_wait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-// Keeps the compiler from touching accumulators while an asynchronous wgmma owns them.
-template <int R>
-__device__ __forceinline__ void fence_acc(float (&d)[R]) {
-#pragma unroll
-  for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
-
 #define MYBLAS_WGMMA_NAME wgmma_m64n256k16_f16
 #define MYBLAS_WGMMA_AB "f16"
 #include "kernels/hgemm/wgmma_m64n256k16.inc"

@@ -41,6 +41,7 @@
 #include "kernels/sgemm_tc/schedule.h"
 #include "kernels/sgemm_tc/split_element.cuh"
 #include "kernels/sm90.cuh"  // sm90a_ready, make_tensor_map_2d
+#include "kernels/wgmma.cuh"  // smem_desc, wgmma_fence/commit/wait, fence_acc
 
 namespace myblas {
 
@@ -148,22 +149,6 @@ __device__ __forceinline__ UnitPlace unit_place(int u, const Params& p, int tile
 }
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-// Shared-memory matrix descriptor of a K-major operand, 128-byte swizzle: rows of 128 bytes along
-// k, 8-row core groups `sbo` bytes apart (lbo unused for this layout).
-__device__ __forceinline__ uint64_t smem_desc(uint32_t addr, uint32_t lbo, uint32_t sbo) {
-  return uint64_t((addr & 0x3FFFF) >> 4) | (uint64_t((lbo & 0x3FFFF) >> 4) << 16) |
-         (uint64_t((sbo & 0x3FFFF) >> 4) << 32) | (uint64_t(1) << 62);
-}
-__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_wait1() { asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory"); }
-// Keeps the compiler from touching accumulators while an asynchronous wgmma owns them.
-template <int N>
-__device__ __forceinline__ void fence_acc(float (&d)[N]) {
-#pragma unroll
-  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
 // Named barriers over both consumer warpgroups (256 threads): the ordered variants' turns.
 __device__ __forceinline__ void bar_sync(int id) { asm volatile("bar.sync %0, 256;\n" ::"r"(id) : "memory"); }
 __device__ __forceinline__ void bar_arrive(int id) { asm volatile("bar.arrive %0, 256;\n" ::"r"(id) : "memory"); }
@@ -276,7 +261,7 @@ __device__ __forceinline__ void tile_whole(float (&sum)[kAcc], float (&acc)[kAcc
     }
     wgmma_commit();
     if (V::kOrdered) bar_arrive(sc::turn_barrier(1 - cw));
-    wgmma_wait0();
+    wgmma_wait<0>();
     fence_acc(acc);
     for (int q = 0; q < ns; ++q) {
       if (arrive) {
@@ -327,7 +312,7 @@ __device__ __forceinline__ void tile_halves(float (&sum)[kAcc], float (&acc0)[kH
     const int ns = sc::chunk_stages(nk, V::kPer, c);
     issue_half<V>(acc0, issue, ns, true, 0, cw, base, full0);
     if (c > 0) {
-      wgmma_wait1();  // the previous chunk's half 1 is done: its stages are free, acc1 holds its sums
+      wgmma_wait<1>();  // the previous chunk's half 1 is done: its stages are free, acc1 holds its sums
       fence_acc(acc1);
       const int prev = sc::chunk_stages(nk, V::kPer, c - 1);
       for (int q = 0; q < prev; ++q) {
@@ -339,13 +324,13 @@ __device__ __forceinline__ void tile_halves(float (&sum)[kAcc], float (&acc0)[kH
     }
     issue_half<V>(acc1, issue, ns, false, 1, cw, base, full0);
     for (int q = 0; q < ns; ++q) issue.next<V::kStages>();
-    wgmma_wait1();  // this chunk's half 0 is done
+    wgmma_wait<1>();  // this chunk's half 0 is done
     fence_acc(acc0);
 #pragma unroll
     for (int i = 0; i < kHalf; ++i) sum[i] += acc0[i];
   }
   if (nc == 0) return;
-  wgmma_wait0();  // the last chunk's half 1
+  wgmma_wait<0>();  // the last chunk's half 1
   fence_acc(acc1);
   for (int q = 0; q < sc::chunk_stages(nk, V::kPer, nc - 1); ++q) {
     if (arrive) mbar_arrive(empty0 + 8 * ring.s);
@@ -422,7 +407,7 @@ __device__ __forceinline__ void tile_fused(float (&sum)[kAcc], float (&acc)[kAcc
     }
     wgmma_commit();
     bar_arrive(sc::turn_barrier(1 - cw));
-    wgmma_wait0();
+    wgmma_wait<0>();
     fence_acc(acc);
     for (int q = 0; q < ns; ++q)
       if (sc::fused_block(2 * c + q).last) {
