@@ -32,6 +32,7 @@
 #include "dispatch/table_source.h"
 #include "interface/entry.h"
 #include "kernels/hgemm.h"
+#include "kernels/hgemm/wgmma_splitk_plan.h"  // wsplit::short_mn_major
 #include "kernels/sgemm.h"
 #include "kernels/sgemv.h"
 #include "kernels/batched.h"
@@ -412,7 +413,7 @@ __attribute__((noinline)) static void run_gemm_routed(GemmProblem& p) {
   // 0.85-1.14x raw over three runs, no gain to count on), so beta == 0 stays on cuBLAS there,
   // and beta != 0 above 128.
   const int short_side = std::min(p.m, p.n), long_side = std::max(p.m, p.n);
-  const bool short_mn = p.m <= p.n ? p.ta == Op::N : p.tb == Op::T;
+  const bool short_mn = wsplit::short_mn_major(p);
   const int64_t short_ld = p.m <= p.n ? p.lda : p.ldb;
   const bool straddles = short_mn && short_ld % 64 != 0;
   const bool wsplit_shape = p.routine == Routine::hgemm && auto_device && gpu && short_side >= 16 &&

@@ -92,10 +92,8 @@ cudaError_t launch_stream(const GemmProblem& p, cudaStream_t s, int groups = 0);
 const char* wgmma_tma_can_implement(const GemmProblem& p);
 cudaError_t launch_wgmma_tma(const GemmProblem& p, cudaStream_t s);
 // wgmma_splitk.cu: one rows x N tile a cluster, k split over its ranks (ranks > 0 asks for that
-// many, at most 8; 0 for the launch's own choice; rows 64 or 128, 0 for the launch's choice);
-// the N it takes for p (64, 128 or 256).
+// many, at most 8; 0 for the launch's own choice; rows 64 or 128, 0 for the launch's choice).
 const char* wgmma_splitk_can_implement(const GemmProblem& p);
-int wgmma_splitk_tile_n(const GemmProblem& p);
 cudaError_t launch_wgmma_splitk(const GemmProblem& p, cudaStream_t s, int ranks = 0, int rows = 0);
 
 }  // namespace hgemm_detail

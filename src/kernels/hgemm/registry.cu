@@ -5,6 +5,7 @@
 #include "kernels/hgemm.h"
 #include "kernels/kernel_table.h"
 #include "kernels/hgemm/common.cuh"
+#include "kernels/hgemm/wgmma_splitk_plan.h"  // wsplit::short_mn_major
 #include "kernels/cluster.cuh"  // device_sm_count
 
 #include <algorithm>
@@ -92,8 +93,7 @@ const char* hgemm_can_implement(HgemmKernel k, const GemmProblem& p) {
 HgemmKernel hgemm_choose(const GemmProblem& p) {
   const int64_t wgmma_tiles = (int64_t(p.m) + 255) / 256 * ((int64_t(p.n) + 127) / 128);
   const bool skinny = std::min(p.m, p.n) <= 256 && 2 * wgmma_tiles < device_sm_count();
-  const bool short_kmajor = p.m <= p.n ? p.ta == Op::T : p.tb == Op::N;
-  if (skinny && short_kmajor && !hgemm_can_implement(HgemmKernel::wgmma_splitk, p)) return HgemmKernel::wgmma_splitk;
+  if (skinny && !wsplit::short_mn_major(p) && !hgemm_can_implement(HgemmKernel::wgmma_splitk, p)) return HgemmKernel::wgmma_splitk;
   if (((p.m <= 16 && p.tb == Op::N) || (p.n <= 16 && p.ta == Op::T)) &&
       !hgemm_can_implement(HgemmKernel::skinny_stream, p))
     return HgemmKernel::skinny_stream;

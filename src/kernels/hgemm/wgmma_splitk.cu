@@ -52,7 +52,7 @@
 #include "kernels/gemm_args.h"        // aligned16, SmemLimitOnce
 #include "kernels/hgemm/common.cuh"   // store_c
 #include "kernels/hgemm/wgmma.cuh"    // smem_desc, wgmma_*
-#include "kernels/hgemm/wgmma_splitk_plan.h"  // wsplit::q_copies
+#include "kernels/hgemm/wgmma_splitk_plan.h"  // wsplit::q_copies, tile_n, short_mn_major
 #include "kernels/mbarrier.cuh"       // smem_u32, mbar_*, tma_load_2d
 #include "kernels/sm90.cuh"           // sm90a_ready, make_tensor_map_2d
 
@@ -386,17 +386,15 @@ const char* wgmma_splitk_can_implement(const GemmProblem& p) {
   return nullptr;
 }
 
-int wgmma_splitk_tile_n(const GemmProblem& g) { return wsplit::tile_n(g.m <= g.n ? g.m : g.n); }
-
 cudaError_t launch_wgmma_splitk(const GemmProblem& g, cudaStream_t s, int ranks, int rows) {
   if (!sm90a_ready()) return cudaErrorInvalidDeviceFunction;
   const CUtensorMapDataType in =
       g.routine == Routine::sbgemm ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   const bool dt = g.m <= g.n;  // the m-small role: D = C^T
-  const int n_tile = wgmma_splitk_tile_n(g);
+  const int n_tile = wsplit::tile_n(g.m <= g.n ? g.m : g.n);
   const int tile_rows = rows == 64 || rows == 128 ? rows : 64;
   const int short_side = dt ? g.m : g.n;
-  const bool q_mn = dt ? g.ta == Op::N : g.tb == Op::T;  // Q (the short operand) MN-major
+  const bool q_mn = wsplit::short_mn_major(g);  // Q, the short operand
   const wsplit::QCopies qc = wsplit::q_copies(short_side, n_tile, q_mn);
   CUtensorMap tp, tq;
   bool p_mn, ok_p, ok_q;

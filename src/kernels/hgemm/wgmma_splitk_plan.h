@@ -8,6 +8,7 @@
 // it ends at most 7 columns past the last one instead of up to 63. The shifted box's first
 // `shift` columns repeat the previous box's last ones; the kernel does not store them.
 #pragma once
+#include "core/problem.h"
 
 namespace myblas {
 namespace wsplit {
@@ -18,6 +19,10 @@ constexpr int kRowBytes = 64 * 2;       // bytes of a K-major box row: 64 k
 
 // The wgmma N of the tile for a short side: 64, 128 or 256.
 inline int tile_n(int short_side) { return short_side <= 64 ? 64 : short_side <= 128 ? 128 : 256; }
+
+// Whether the short operand (A when m <= n, else B) runs along the short side in memory, i.e.
+// is MN-major for the kernel: A 'N' with m small, B 'T' with n small (else K-major).
+inline bool short_mn_major(const GemmProblem& g) { return g.m <= g.n ? g.ta == Op::N : g.tb == Op::T; }
 
 struct QCopies {
   int rows = 0;        // K-major: rows of the box
